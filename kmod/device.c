@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Life cycle of a tbrdma device: creation on `rdma link add` (or at load
+ * time for the loopback parameter), registration with the RDMA core, and
+ * removal by `rdma link delete`, netdev unregistration or module unload.
+ *
+ * The core owns the memory of a registered device.  We only keep a list of
+ * our devices so module unload can remove exactly ours (the shared driver id
+ * RDMA_DRIVER_UNKNOWN rules out ib_unregister_driver()).
+ */
+#include <linux/etherdevice.h>
+#include <linux/if_arp.h>
+#include <linux/module.h>
+#include <net/addrconf.h>
+
+#include "tbrdma.h"
+
+LIST_HEAD(tbr_devices);
+/* Guards tbr_devices; taken under RTNL by the netdev notifier. */
+DEFINE_MUTEX(tbr_devices_lock);
+
+static void tbr_dealloc_driver(struct ib_device *ibdev);
+
+static const struct ib_device_ops tbr_dev_ops = {
+	.owner = THIS_MODULE,
+	.driver_id = RDMA_DRIVER_UNKNOWN,
+	.uverbs_abi_ver = TBRDMA_UVERBS_ABI_VERSION,
+
+	.alloc_pd = tbr_alloc_pd,
+	.alloc_ucontext = tbr_alloc_ucontext,
+	.dealloc_driver = tbr_dealloc_driver,
+	.dealloc_pd = tbr_dealloc_pd,
+	.dealloc_ucontext = tbr_dealloc_ucontext,
+	.device_group = &tbr_dev_attr_group,
+	.get_dev_fw_str = tbr_get_dev_fw_str,
+	.get_link_layer = tbr_get_link_layer,
+	.get_port_immutable = tbr_get_port_immutable,
+	.query_device = tbr_query_device,
+	.query_pkey = tbr_query_pkey,
+	.query_port = tbr_query_port,
+
+	INIT_RDMA_OBJ_SIZE(ib_pd, tbr_pd, ibpd),
+	INIT_RDMA_OBJ_SIZE(ib_ucontext, tbr_ucontext, ibuc),
+};
+
+/*
+ * A node GUID that is unique per device: from the MAC for a real link (as
+ * RoCE devices do), random for loopback devices, which all share lo's
+ * all-zero MAC.
+ */
+static __be64 tbr_make_node_guid(struct net_device *ndev, enum tbrdma_mode mode)
+{
+	u8 mac[ETH_ALEN];
+	__be64 guid;
+
+	if (mode == TBRDMA_MODE_LOOPBACK)
+		eth_random_addr(mac);
+	else
+		ether_addr_copy(mac, ndev->dev_addr);
+	addrconf_addr_eui48((u8 *)&guid, mac);
+	return guid;
+}
+
+struct tbr_dev *tbr_dev_find_by_netdev_locked(struct net_device *ndev)
+{
+	struct tbr_dev *tdev;
+
+	lockdep_assert_held(&tbr_devices_lock);
+	list_for_each_entry(tdev, &tbr_devices, list)
+		if (tdev->ndev == ndev)
+			return tdev;
+	return NULL;
+}
+
+static bool tbr_netdev_supported(struct net_device *ndev)
+{
+	return ndev->type == ARPHRD_ETHER || ndev->type == ARPHRD_LOOPBACK;
+}
+
+/*
+ * Create and register a device on @ndev.  @name may be a pattern such as
+ * "tbrlo%d".  The caller keeps its own reference to @ndev; the device takes
+ * one of its own for as long as it exists.
+ */
+int tbr_dev_add(const char *name, struct net_device *ndev)
+{
+	struct tbr_dev *tdev;
+	struct ib_device *ibdev;
+	int err;
+
+	if (!tbr_netdev_supported(ndev))
+		return -EINVAL;
+
+	mutex_lock(&tbr_devices_lock);
+	if (tbr_dev_find_by_netdev_locked(ndev)) {
+		err = -EEXIST;
+		goto out_unlock;
+	}
+
+	tdev = ib_alloc_device(tbr_dev, ibdev);
+	if (!tdev) {
+		err = -ENOMEM;
+		goto out_unlock;
+	}
+	ibdev = &tdev->ibdev;
+	INIT_LIST_HEAD(&tdev->list);
+	tdev->mode = (ndev->flags & IFF_LOOPBACK) ? TBRDMA_MODE_LOOPBACK :
+						   TBRDMA_MODE_NETDEV;
+	tdev->ndev = ndev;
+	dev_hold(ndev);
+	ida_init(&tdev->pd_ida);
+
+	ibdev->node_type = RDMA_NODE_IB_CA;
+	ibdev->phys_port_cnt = 1;
+	ibdev->num_comp_vectors = 1;
+	ibdev->node_guid = tbr_make_node_guid(ndev, tdev->mode);
+	strscpy(ibdev->node_desc, "tbrdma", sizeof(ibdev->node_desc));
+	ib_set_device_ops(ibdev, &tbr_dev_ops);
+
+	/* Lets the core keep the GID table from the netdev's IP addresses. */
+	err = ib_device_set_netdev(ibdev, ndev, TBR_PORT);
+	if (err)
+		goto out_dealloc;
+
+	/*
+	 * On the list before registering: dealloc_driver, which the core may
+	 * call as soon as registration fails or the device is unregistered,
+	 * takes it off again.
+	 */
+	list_add_tail(&tdev->list, &tbr_devices);
+	mutex_unlock(&tbr_devices_lock);
+
+	err = ib_register_device(ibdev, name, NULL);
+	if (err)
+		ib_dealloc_device(ibdev);	/* the caller's job on failure */
+	return err;
+
+out_dealloc:
+	ib_dealloc_device(ibdev);	/* calls tbr_dealloc_driver */
+out_unlock:
+	mutex_unlock(&tbr_devices_lock);
+	return err;
+}
+
+/* Called by the core, exactly once, as the last driver op of a device. */
+static void tbr_dealloc_driver(struct ib_device *ibdev)
+{
+	struct tbr_dev *tdev = to_tdev(ibdev);
+	bool listed;
+
+	/*
+	 * Off the list only in the early error unwind of tbr_dev_add(), which
+	 * still holds the lock; on the list, only we remove it.
+	 */
+	listed = !list_empty(&tdev->list);
+	if (listed) {
+		mutex_lock(&tbr_devices_lock);
+		list_del_init(&tdev->list);
+		mutex_unlock(&tbr_devices_lock);
+	}
+	ida_destroy(&tdev->pd_ida);
+	dev_put(tdev->ndev);
+}
+
+/*
+ * Module unload: unregister every device of ours.  Holding a reference on
+ * the embedded struct device keeps the memory valid even if a concurrent
+ * `rdma link delete` or a queued netdev-unregister removes it first;
+ * ib_unregister_device() is fenced against such concurrent callers.
+ */
+void tbr_dev_remove_all(void)
+{
+	struct tbr_dev *tdev;
+
+	for (;;) {
+		mutex_lock(&tbr_devices_lock);
+		tdev = list_first_entry_or_null(&tbr_devices, struct tbr_dev,
+						list);
+		if (tdev)
+			get_device(&tdev->ibdev.dev);
+		mutex_unlock(&tbr_devices_lock);
+		if (!tdev)
+			break;
+
+		ib_unregister_device(&tdev->ibdev);
+		put_device(&tdev->ibdev.dev);
+	}
+}

@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * What the device reports about itself.  Limits come from limits.h and are
+ * the ones the code enforces; port state and MTU follow the netdev live.
+ */
+#include <linux/ethtool.h>
+#include <linux/netdevice.h>
+#include <linux/rtnetlink.h>
+
+#include "tbrdma.h"
+#include "mtu.h"
+#include "speed.h"
+
+int tbr_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
+		     struct ib_udata *udata)
+{
+	if (udata && (udata->inlen || udata->outlen))
+		return -EINVAL;
+
+	memset(attr, 0, sizeof(*attr));
+	/* 16 bits each, the layout rdma-core prints as major.minor.sub. */
+	attr->fw_ver = (u64)TBR_FW_MAJOR << 32 | TBR_FW_MINOR << 16 | TBR_FW_SUB;
+	attr->sys_image_guid = ibdev->node_guid;
+	attr->vendor_id = TBR_VENDOR_ID;
+	attr->vendor_part_id = TBR_VENDOR_PART_ID;
+	attr->hw_ver = TBR_HW_VERSION;
+	attr->page_size_cap = PAGE_SIZE;
+	attr->max_pd = TBR_MAX_PD;
+	attr->max_pkeys = TBR_PKEY_TABLE_LEN;
+	/* `rdma link delete` is how an administrator removes our devices. */
+	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
+	return 0;
+}
+
+/*
+ * The link's speed as ethtool reports it, in Mb/s, or 0 when it reports
+ * none (thunderbolt-net, lo).  Unlike ib_get_eth_speed() this stays quiet:
+ * query_port runs often and an unknown speed is normal for our links.
+ */
+static unsigned int tbr_netdev_speed_mbps(struct net_device *ndev)
+{
+	struct ethtool_link_ksettings ks;
+	unsigned int mbps = 0;
+
+	rtnl_lock();
+	if (ndev->reg_state == NETREG_REGISTERED &&
+	    !__ethtool_get_link_ksettings(ndev, &ks) &&
+	    ks.base.speed != (u32)SPEED_UNKNOWN)
+		mbps = ks.base.speed;
+	rtnl_unlock();
+	return mbps;
+}
+
+static void tbr_query_speed(struct tbr_dev *tdev, struct ib_port_attr *attr)
+{
+	struct tbr_ib_rate rate;
+
+	/* Loopback moves data by memory copy: report the fastest rate. */
+	if (tdev->mode == TBRDMA_MODE_LOOPBACK)
+		rate = tbr_ib_rate_for_mbps(~0U);
+	else
+		rate = tbr_ib_rate_for_mbps(tbr_netdev_speed_mbps(tdev->ndev));
+	attr->active_speed = rate.speed;
+	attr->active_width = rate.width;
+}
+
+int tbr_query_port(struct ib_device *ibdev, u32 port, struct ib_port_attr *attr)
+{
+	struct tbr_dev *tdev = to_tdev(ibdev);
+	struct net_device *ndev = tdev->ndev;
+	unsigned int mtu = tbr_ib_mtu_for_netdev_mtu(READ_ONCE(ndev->mtu));
+
+	/* The core zeroes *attr before calling us. */
+	attr->max_mtu = ib_mtu_int_to_enum(TBR_IB_MTU_MAX);
+	attr->active_mtu = ib_mtu_int_to_enum(mtu ? mtu : TBR_IB_MTU_MIN);
+	attr->gid_tbl_len = TBR_GID_TABLE_LEN;
+	attr->pkey_tbl_len = TBR_PKEY_TABLE_LEN;
+	attr->max_msg_sz = 0;
+	/* uverbs turns this into the IP_BASED_GIDS port capability. */
+	attr->ip_gids = true;
+	attr->max_vl_num = 1;
+
+	if (mtu && tbr_netdev_port_active(ndev)) {
+		attr->state = IB_PORT_ACTIVE;
+		attr->phys_state = IB_PORT_PHYS_STATE_LINK_UP;
+	} else {
+		attr->state = IB_PORT_DOWN;
+		attr->phys_state = IB_PORT_PHYS_STATE_DISABLED;
+	}
+	tbr_query_speed(tdev, attr);
+	return 0;
+}
+
+/*
+ * Until the device can run a GSI QP (QP1) it must not claim MAD support, or
+ * the MAD layer would try to create one; RoCEv2 addressing alone already
+ * gives the GID table and Ethernet address handles.
+ */
+int tbr_get_port_immutable(struct ib_device *ibdev, u32 port,
+			   struct ib_port_immutable *immutable)
+{
+	struct ib_port_attr attr = {};
+	int err;
+
+	err = ib_query_port(ibdev, port, &attr);
+	if (err)
+		return err;
+
+	immutable->core_cap_flags = RDMA_CORE_CAP_PROT_ROCE_UDP_ENCAP |
+				    RDMA_CORE_CAP_ETH_AH;
+	immutable->gid_tbl_len = attr.gid_tbl_len;
+	immutable->pkey_tbl_len = attr.pkey_tbl_len;
+	immutable->max_mad_size = 0;
+	return 0;
+}
+
+int tbr_query_pkey(struct ib_device *ibdev, u32 port, u16 index, u16 *pkey)
+{
+	if (index >= TBR_PKEY_TABLE_LEN)
+		return -EINVAL;
+	*pkey = TBR_DEFAULT_PKEY;
+	return 0;
+}
+
+enum rdma_link_layer tbr_get_link_layer(struct ib_device *ibdev, u32 port)
+{
+	return IB_LINK_LAYER_ETHERNET;
+}
+
+void tbr_get_dev_fw_str(struct ib_device *ibdev, char *str)
+{
+	snprintf(str, IB_FW_VERSION_NAME_MAX, "%d.%d.%d", TBR_FW_MAJOR,
+		 TBR_FW_MINOR, TBR_FW_SUB);
+}
