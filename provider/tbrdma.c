@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * tbrdma provider for libibverbs (rdma-core 44): registration, device
+ * matching, device and context lifetime.  The verbs themselves are in
+ * verbs.c.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+
+#include "match.h"
+#include "tbrdma.h"
+
+static const struct verbs_context_ops tbrdma_ctx_ops;
+
+/*
+ * Called by libibverbs for every uverbs device, before the ABI range check.
+ * No match table: the kernel device has no driver id and its name may
+ * have been changed by udev, so the sysfs attribute decides alone.
+ */
+static bool tbrdma_match_device(struct verbs_sysfs_dev *sysfs_dev)
+{
+	char dir[PATH_MAX];
+
+	/* v44 fills ibdev_path on both the netlink and the sysfs discovery
+	 * path; the rebuild from the name is only a safety net. */
+	if (tbrdma_ibdev_dir(dir, sizeof(dir), sysfs_dev->ibdev_path,
+			     ibv_get_sysfs_path(), sysfs_dev->ibdev_name))
+		return false;
+	return tbrdma_match_ibdev_dir(dir, NULL) == TBRDMA_MATCH_OK;
+}
+
+static struct verbs_device *
+tbrdma_alloc_device(struct verbs_sysfs_dev *sysfs_dev)
+{
+	struct tbrdma_device *dev;
+
+	(void)sysfs_dev;
+	dev = calloc(1, sizeof(*dev));
+	if (!dev)
+		return NULL;
+	return &dev->ibv_dev;
+}
+
+static void tbrdma_uninit_device(struct verbs_device *verbs_device)
+{
+	free(tbrdma_container_of(verbs_device, struct tbrdma_device, ibv_dev));
+}
+
+static struct verbs_context *tbrdma_alloc_context(struct ibv_device *ibdev,
+						  int cmd_fd,
+						  void *private_data)
+{
+	struct tbrdma_cmd_get_context_resp resp = {};
+	struct ibv_get_context cmd = {};
+	struct tbrdma_context *ctx;
+	int ret;
+
+	(void)private_data;
+	/*
+	 * The kernel rejects ioctls whose header driver_id differs from the
+	 * device's, and ours is RDMA_DRIVER_UNKNOWN.  The offset is passed
+	 * as a pointer value, which is how libibverbs expects it.
+	 */
+	ctx = _verbs_init_and_alloc_context(
+		ibdev, cmd_fd, sizeof(*ctx),
+		(struct verbs_context *)(uintptr_t)offsetof(
+			struct tbrdma_context, ibv_ctx),
+		RDMA_DRIVER_UNKNOWN);
+	if (!ctx)
+		return NULL;
+
+	ret = ibv_cmd_get_context(&ctx->ibv_ctx, &cmd, sizeof(cmd),
+				  &resp.ibv_resp, sizeof(resp));
+	if (ret)
+		goto err;
+
+	/* The sysfs attribute was already checked, but a module reloaded
+	 * in between, or one that sends no driver data (abi_version 0),
+	 * must not get a context. */
+	if (resp.drv.abi_version != TBRDMA_UVERBS_ABI_VERSION) {
+		tbrdma_err(&ctx->ibv_ctx, "kernel ABI %u, provider ABI %u",
+			   resp.drv.abi_version, TBRDMA_UVERBS_ABI_VERSION);
+		ret = EPROTO;
+		goto err;
+	}
+	switch (resp.drv.mode) {
+	case TBRDMA_MODE_LOOPBACK:
+	case TBRDMA_MODE_NETDEV:
+		ctx->mode = resp.drv.mode;
+		break;
+	default:
+		tbrdma_err(&ctx->ibv_ctx, "unknown mode %u", resp.drv.mode);
+		ret = EPROTO;
+		goto err;
+	}
+
+	verbs_set_ops(&ctx->ibv_ctx, &tbrdma_ctx_ops);
+	return &ctx->ibv_ctx;
+
+err:
+	verbs_uninit_context(&ctx->ibv_ctx);	/* also closes cmd_fd */
+	free(ctx);
+	errno = ret;
+	return NULL;
+}
+
+static void tbrdma_free_context(struct ibv_context *ibctx)
+{
+	struct tbrdma_context *ctx = to_tctx(ibctx);
+
+	verbs_uninit_context(&ctx->ibv_ctx);
+	free(ctx);
+}
+
+/* Only what this stage implements; NULL members keep libibverbs'
+ * defaults, which fail with EOPNOTSUPP/ENOSYS. */
+static const struct verbs_context_ops tbrdma_ctx_ops = {
+	.query_device_ex = tbrdma_query_device_ex,
+	.query_port = tbrdma_query_port,
+	.alloc_pd = tbrdma_alloc_pd,
+	.dealloc_pd = tbrdma_dealloc_pd,
+	.free_context = tbrdma_free_context,
+};
+
+static const struct verbs_device_ops tbrdma_dev_ops = {
+	.name = TBRDMA_DRIVER_NAME,
+	/* The uverbs driver ABI: the kernel's ib_device_ops.uverbs_abi_ver,
+	 * read by libibverbs from sysfs/netlink as verbs_sysfs_dev.abi_ver. */
+	.match_min_abi_version = TBRDMA_UVERBS_ABI_VERSION,
+	.match_max_abi_version = TBRDMA_UVERBS_ABI_VERSION,
+	.match_device = tbrdma_match_device,
+	.alloc_device = tbrdma_alloc_device,
+	.uninit_device = tbrdma_uninit_device,
+	.alloc_context = tbrdma_alloc_context,
+};
+
+/* dlopen() of lib<name>-rdmav34.so runs this; it is how libibverbs learns
+ * about a dynamically loaded provider. */
+static void __attribute__((constructor)) tbrdma_register_driver(void)
+{
+	verbs_register_driver_34(&tbrdma_dev_ops);
+}
