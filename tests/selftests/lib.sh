@@ -1,0 +1,65 @@
+# lib.sh — helpers for tbrdma selftests. Source it first thing:
+#     . "$TBRDMA_ROOT/tests/selftests/lib.sh"
+# It turns on "set -euo pipefail": any failing command fails the test.
+# Contract (Documentation/testing.md): exit 0 = pass, 4 = skip, other = fail.
+# shellcheck shell=bash
+set -euo pipefail
+
+: "${TBRDMA_ROOT:?run selftests through tests/vm/run-vm.sh}"
+: "${TBRDMA_OUT:=$(mktemp -d)}"
+
+skip() { echo "SKIP: $*"; exit 4; }   # the runner shows the last "SKIP:" line
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# defer CMD — run CMD (a string) when the test exits, last registered first,
+# even on failure. Errors of deferred commands are reported, not fatal.
+_tbr_deferred=()
+_tbr_run_deferred() {
+	local i
+	for ((i = ${#_tbr_deferred[@]} - 1; i >= 0; i--)); do
+		eval "${_tbr_deferred[i]}" || echo "defer: '${_tbr_deferred[i]}' failed" >&2
+	done
+}
+trap _tbr_run_deferred EXIT
+defer() { _tbr_deferred+=("$1"); }
+
+# Every exec costs ~0.1 s in the TCG guest: skip modprobe for loaded modules.
+tbr_modprobe() { local m; for m; do [[ -d /sys/module/$m ]] || modprobe "$m"; done; }
+tbr_load_core() { tbr_modprobe ib_core ib_uverbs; }
+
+# tbr_insmod [PARAM=VALUE...] — insmod the freshly built module (insmod does
+# not load dependencies, so modprobe what modinfo says it depends on first).
+_tbr_deps=""
+tbr_insmod() {
+	local ko=$TBRDMA_ROOT/tbrdma.ko
+	[[ -f $ko ]] || fail "$ko not built (run make first)"
+	[[ -n $_tbr_deps ]] || _tbr_deps="ib_core ib_uverbs $(modinfo -F depends "$ko" | tr ',' ' ')"
+	# shellcheck disable=SC2086  # a list of module names
+	tbr_modprobe $_tbr_deps
+	insmod "$ko" "$@"
+}
+tbr_rmmod() { if [[ -d /sys/module/tbrdma ]]; then rmmod tbrdma; fi; }
+
+# wait_for CMD TIMEOUT_SECS — poll CMD (a string) every 0.1 s until it succeeds.
+wait_for() {
+	local cmd=$1 deadline=$((SECONDS + $2))
+	until eval "$cmd" >/dev/null 2>&1; do
+		if ((SECONDS >= deadline)); then
+			echo "wait_for: '$cmd' still failing after $2 s" >&2
+			return 1
+		fi
+		sleep 0.1
+	done
+}
+
+# expect_output CMD PATTERN — run CMD (a string), show its output, fail the
+# test unless the output matches the extended regex PATTERN.
+expect_output() {
+	local out rc=0
+	out=$(eval "$1" 2>&1) || rc=$?
+	printf '%s\n' "$out"
+	[[ $rc -eq 0 ]] || fail "'$1' exited with $rc"
+	grep -qE -- "$2" <<<"$out" || fail "output of '$1' does not match /$2/"
+}
+
+require_cmd() { local c; for c; do command -v "$c" >/dev/null || skip "$c not installed"; done; }

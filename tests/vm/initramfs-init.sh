@@ -1,0 +1,69 @@
+#!/bin/busybox sh
+# shellcheck shell=dash
+# /init of the test initramfs (runs as PID 1, busybox only).
+# Job: make the host's root (9p, read-only) writable with a tmpfs overlay,
+# mount the results share and the usual pseudo filesystems, bring lo up, then
+# switch_root so that PID 1 and the kernel's module autoloader
+# (/sbin/modprobe) run inside the real root.
+/bin/busybox --install -s /bin
+export PATH=/bin
+
+mkdir -p /proc /sys /dev /newroot /lower /rw
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+exec </dev/console >/dev/console 2>&1
+
+die() {
+	echo "tbrdma-init: FATAL: $*"
+	poweroff -f  # busybox: reboot(RB_POWER_OFF) at once; qemu exits
+	sleep 5
+	exit 1       # last resort: PID 1 exits, kernel panics, -no-reboot ends qemu
+}
+
+# Load order was resolved on the host from modules.dep (mkinitramfs.sh).
+while read -r m; do
+	insmod "/modules/$m" || die "insmod $m failed"
+done </modules/load-order
+
+# msize: 512000 is the largest the virtio transport accepts (6.1 and 6.12).
+opts=trans=virtio,version=9p2000.L,msize=512000
+# cache=loose: the lower layer is read-only for the guest, so caching is
+# safe and makes exec/stat over 9p much faster under TCG.
+mount -t 9p -o "ro,$opts,cache=loose" tbrroot /lower || die "mount 9p root"
+mount -t tmpfs -o mode=0755 tmpfs /rw
+mkdir -p /rw/upper /rw/work
+mount -t overlay -o lowerdir=/lower,upperdir=/rw/upper,workdir=/rw/work \
+	overlay /newroot || die "mount overlay"
+
+# /run is a fresh tmpfs; the results share lives under it (cache=none: every
+# write reaches the host at once, nothing is lost at poweroff).
+mount -t tmpfs -o mode=0755,nosuid,nodev tmpfs /newroot/run
+mkdir -p /newroot/run/tbrdma-results
+mount -t 9p -o "$opts" tbrresults /newroot/run/tbrdma-results || die "mount results share"
+
+# The rest of the system set-up, done here because busybox applets start in
+# ~25 ms while each dynamically linked host binary costs ~100 ms under TCG.
+mkdir -p /dev/pts /dev/shm
+mount -t devpts -o gid=5,mode=620,ptmxmode=666 devpts /dev/pts
+mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs /dev/shm
+mount -t debugfs debugfs /sys/kernel/debug
+# devtmpfs has no /dev/fd & co; bash process substitution needs /dev/fd.
+ln -sfn /proc/self/fd /dev/fd
+ln -sf /proc/self/fd/0 /dev/stdin
+ln -sf /proc/self/fd/1 /dev/stdout
+ln -sf /proc/self/fd/2 /dev/stderr
+mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs /newroot/tmp  # hides the host's /tmp
+# lo starts down, and an RDMA device on a down netdev reports PORT_DOWN.
+ip link set lo up
+hostname tbrdma-vm
+
+root=$(sed -n 's/^TBRDMA_ROOT=//p' /newroot/run/tbrdma-results/config)
+runner=$root/tests/vm/guest-run.sh
+[ -f "/newroot$runner" ] || die "guest runner '$runner' not visible in the guest"
+
+echo "tbrdma-init: root ready, switching to it" >/dev/kmsg
+for d in proc sys dev; do  # with what is mounted below them
+	mount --move "/$d" "/newroot/$d" || die "move /$d"
+done
+exec switch_root /newroot /bin/bash "$runner" /run/tbrdma-results

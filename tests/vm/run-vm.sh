@@ -1,0 +1,146 @@
+#!/bin/bash
+# run-vm.sh [options] [TEST|GLOB...] — run selftests in a throw-away QEMU
+# guest: Debian's stock kernel, the host's root as the guest's (read-only
+# 9p + tmpfs overlay), results through a second 9p share.
+# See Documentation/testing.md.
+set -euo pipefail
+
+usage() {
+	cat <<'EOF'
+usage: tests/vm/run-vm.sh [options] [TEST|GLOB...]
+  TEST|GLOB           selftest file names in the selftest dir, e.g. 00-guest-sanity.sh
+                      or '1*' (default: every *.sh except lib*.sh, sorted)
+  --kver KVER         kernel under /boot and /lib/modules (default 6.1.0-56-amd64)
+  --timeout SECS      whole-run timeout, boot included (default 1500)
+  --test-timeout SECS default per-test timeout (default 300; a '# timeout: N'
+                      line in a test file overrides it)
+  --append ARGS       extra kernel command line, e.g. 'loglevel=7'
+  --bzimage           boot /boot/vmlinuz itself, not the cached PVH vmlinux
+env: TBRDMA_SELFTEST_DIR (default <repo>/tests/selftests), TBRDMA_KVER,
+     TBRDMA_VM_TIMEOUT, TBRDMA_TEST_TIMEOUT
+exit: 0 all passed/skipped and dmesg clean, 1 test failure or dirty dmesg,
+      2 usage/setup error, 3 guest crashed or timed out, 130/143 interrupted
+EOF
+}
+die() { echo "run-vm: $*" >&2; exit 2; }
+
+here=$(cd "$(dirname "$0")" && pwd -P)
+repo=$(cd "$here/../.." && pwd -P)
+kver=${TBRDMA_KVER:-6.1.0-56-amd64}
+run_timeout=${TBRDMA_VM_TIMEOUT:-1500}
+test_timeout=${TBRDMA_TEST_TIMEOUT:-300}
+append=""
+bzimage=0
+pats=()
+while [[ $# -gt 0 ]]; do
+	case $1 in
+	--kver) kver=${2:?}; shift 2 ;;
+	--timeout) run_timeout=${2:?}; shift 2 ;;
+	--test-timeout) test_timeout=${2:?}; shift 2 ;;
+	--append) append=${2:?}; shift 2 ;;
+	--bzimage) bzimage=1; shift ;;
+	-h | --help) usage; exit 0 ;;
+	--) shift; pats+=("$@"); break ;;
+	-*) usage >&2; exit 2 ;;
+	*) pats+=("$1"); shift ;;
+	esac
+done
+[[ $run_timeout =~ ^[0-9]+$ && $test_timeout =~ ^[0-9]+$ ]] || die "timeouts must be whole seconds"
+kernel=/boot/vmlinuz-$kver
+[[ -r $kernel && -d /lib/modules/$kver ]] || die "no readable $kernel or /lib/modules/$kver"
+
+# The guest sees the host's files at the same paths, except where it mounts
+# its own filesystems (/tmp is a fresh tmpfs there).
+dir=$(realpath -e "${TBRDMA_SELFTEST_DIR:-$repo/tests/selftests}") || die "no selftest dir"
+for p in "$repo" "$dir"; do
+	case $p/ in
+	/tmp/* | /run/* | /dev/* | /proc/* | /sys/*) die "$p is hidden in the guest (use e.g. /var/tmp)" ;;
+	esac
+done
+
+# Resolve test names on the host: typos fail fast, before a boot.
+[[ ${#pats[@]} -gt 0 ]] || pats=('*.sh')
+# Globs expand sorted (LC_COLLATE=C: 00- before 10-, upper before lower);
+# names given one by one keep their order.
+export LC_COLLATE=C
+shopt -s nullglob
+tests=()
+for p in "${pats[@]}"; do
+	found=0
+	for f in "$dir"/${p##*/}; do  # unquoted on purpose: it is a glob
+		t=${f##*/}
+		[[ -f $f && $t != lib*.sh ]] || continue
+		[[ $t =~ ^[A-Za-z0-9._+-]+$ ]] || die "bad test file name '$t'"
+		found=1
+		[[ " ${tests[*]} " == *" $t "* ]] || tests+=("$t")
+	done
+	[[ $found -eq 1 ]] || die "no selftest matches '$p' in $dir"
+done
+shopt -u nullglob
+
+# The verdict relies on the dmesg matcher: make sure it still catches bugs.
+"$here/test-dmesg-check.sh" >/dev/null || die "dmesg-check.sh is broken (run tests/vm/test-dmesg-check.sh)"
+initrd=$("$here/mkinitramfs.sh" "$kver") || die "initramfs build failed"
+[[ $bzimage -eq 1 ]] || kernel=$("$here/vmlinux.sh" "$kver")  # PVH boot, ~3 s faster
+res=$(mktemp -d "${TMPDIR:-/tmp}/tbrdma-vm.XXXXXX")
+{
+	echo "TBRDMA_ROOT=$repo"
+	echo "SELFTEST_DIR=$dir"
+	echo "TEST_TIMEOUT=$test_timeout"
+	echo "TESTS=${tests[*]}"
+} >"$res/config"
+: >"$res/console.log"
+
+# shellcheck disable=SC2054  # commas belong to qemu's option syntax
+qemu=(
+	qemu-system-x86_64 -accel tcg -cpu max -smp 2 -m 2048
+	-no-reboot -nodefaults -no-user-config -display none
+	-kernel "$kernel" -initrd "$initrd"
+	# loglevel=3: only errors reach the console, so TAP stays readable (the
+	# whole log is saved separately). mitigations=off: TCG emulates them slowly.
+	-append "console=ttyS0 loglevel=3 panic=-1 log_buf_len=8M mitigations=off $append"
+	-chardev "file,id=con,path=${res//,/,,}/console.log,append=on" -serial chardev:con
+	-fsdev local,id=rootfs,path=/,security_model=none,readonly=on,multidevs=remap
+	-device virtio-9p-pci,fsdev=rootfs,mount_tag=tbrroot
+	-fsdev "local,id=results,path=${res//,/,,},security_model=none"
+	-device virtio-9p-pci,fsdev=results,mount_tag=tbrresults
+)
+
+qpid="" timer="" stream=""
+cleanup() {
+	# qemu holds nothing worth flushing (results are written through 9p as
+	# they happen), so SIGKILL is fine and cannot be ignored.
+	if [[ -n $qpid ]]; then kill -KILL "$qpid" 2>/dev/null || true; wait "$qpid" 2>/dev/null || true; fi
+	if [[ -n $timer ]]; then kill "$timer" 2>/dev/null || true; wait "$timer" 2>/dev/null || true; fi
+	if [[ -n $stream ]]; then wait "$stream" 2>/dev/null || true; fi  # ends by itself once qemu is gone
+	qpid="" timer="" stream=""
+}
+trap cleanup EXIT
+trap 'echo "run-vm: interrupted (partial results in $res)" >&2; exit 130' INT
+trap 'exit 143' TERM HUP
+
+echo "run-vm: kernel $kver, ${#tests[@]} test(s), results in $res"
+t0=$SECONDS
+# --pdeathsig: even if this script is SIGKILLed, the kernel kills qemu.
+setpriv --pdeathsig KILL "${qemu[@]}" </dev/null >"$res/qemu.log" 2>&1 &
+qpid=$!
+setpriv --pdeathsig KILL sleep "$run_timeout" &
+timer=$!
+tail -n +1 -s 0.2 -f --pid="$qpid" "$res/console.log" | sed -u 's/\r$//' &
+stream=$!
+
+done_pid=""
+wait -n -p done_pid "$qpid" "$timer" || true
+if [[ $done_pid == "$timer" ]]; then
+	echo "run-vm: whole-run timeout (${run_timeout}s), killing qemu" >&2
+else
+	qpid=""  # already reaped by wait -n
+fi
+cleanup
+[[ ! -s $res/qemu.log ]] || sed 's/^/run-vm: qemu: /' "$res/qemu.log" >&2
+
+rc=0
+"$here/results.sh" "$res" || rc=$?
+boot=$(cat "$res/boot-seconds" 2>/dev/null || echo "?")
+echo "run-vm: total $((SECONDS - t0))s (guest ready after ${boot}s), results in $res"
+exit "$rc"
