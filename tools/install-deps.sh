@@ -1,0 +1,42 @@
+#!/bin/bash
+# Install, from Debian 12's own archive, everything tbrdma needs to build
+# and test: both target kernels (image + headers), the kernel source (for
+# checkpatch), rdma-core, perftest, QEMU and the build tools.  Packages that
+# are already installed are skipped, so this is cheap to run every time.
+set -euo pipefail
+
+packages=(
+	# build
+	gcc make pkg-config libc6-dev sparse xz-utils
+	# target kernels: 6.1 is also the guest kernel of the tests
+	linux-image-amd64 linux-headers-amd64
+	linux-image-6.12-amd64 linux-headers-6.12-amd64
+	linux-source-6.1
+	# rdma-core 44 and the programs the tests drive
+	rdma-core libibverbs-dev ibverbs-utils ibverbs-providers
+	librdmacm-dev rdmacm-utils perftest
+	# admin tool libraries
+	libnl-3-dev libnl-route-3-dev libmnl-dev
+	# the test guest
+	qemu-system-x86 busybox-static iproute2 kmod
+)
+
+missing=()
+for pkg in "${packages[@]}"; do
+	status=$(dpkg-query -W -f='${db:Status-Status}' "$pkg" 2>/dev/null || true)
+	[ "$status" = installed ] || missing+=("$pkg")
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+	echo "install-deps: all ${#packages[@]} packages present"
+	exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}"
+if [ "$(id -u)" -ne 0 ]; then
+	echo "install-deps: must run as root to install packages" >&2
+	exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q
+apt-get install -y -q --no-install-recommends "${missing[@]}"
