@@ -53,7 +53,8 @@ ln -sfn /proc/self/fd /dev/fd
 ln -sf /proc/self/fd/0 /dev/stdin
 ln -sf /proc/self/fd/1 /dev/stdout
 ln -sf /proc/self/fd/2 /dev/stderr
-mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs /newroot/tmp  # hides the host's /tmp
+# /tmp stays the overlay's: a tree checked out under the host's /tmp (as CI
+# may do) must be visible; guest writes there land in the tmpfs upper layer.
 # lo starts down, and an RDMA device on a down netdev reports PORT_DOWN.
 ip link set lo up
 hostname tbrdma-vm
