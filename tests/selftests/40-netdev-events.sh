@@ -36,6 +36,7 @@ ip link set tveth0 mtu 9000
 [ "$(active_mtu tv0)" = 4096 ] || fail "MTU 9000 should give 4096, got $(active_mtu tv0)"
 
 # Only Ethernet-type netdevs can carry us.
+modprobe tun	# /dev/net/tun appears only once the module is loaded
 ip tuntap add ttun0 mode tun || fail "cannot create a tun device"
 defer 'ip link del ttun0 2>/dev/null || true'
 if rdma link add tt0 type tbrdma netdev ttun0 2>/dev/null; then
