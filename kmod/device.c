@@ -28,18 +28,46 @@ static const struct ib_device_ops tbr_dev_ops = {
 
 	.alloc_pd = tbr_alloc_pd,
 	.alloc_ucontext = tbr_alloc_ucontext,
+	.create_ah = tbr_create_ah,
+	.create_cq = TBR_CREATE_CQ_OP,
+	.create_qp = tbr_create_qp,
+	.create_srq = tbr_create_srq,
+	.create_user_ah = tbr_create_ah,
 	.dealloc_driver = tbr_dealloc_driver,
 	.dealloc_pd = tbr_dealloc_pd,
 	.dealloc_ucontext = tbr_dealloc_ucontext,
+	.dereg_mr = tbr_dereg_mr,
+	.destroy_ah = tbr_destroy_ah,
+	.destroy_cq = tbr_destroy_cq,
+	.destroy_qp = tbr_destroy_qp,
+	.destroy_srq = tbr_destroy_srq,
 	.device_group = &tbr_dev_attr_group,
 	.get_dev_fw_str = tbr_get_dev_fw_str,
+	.get_dma_mr = tbr_get_dma_mr,
 	.get_link_layer = tbr_get_link_layer,
 	.get_port_immutable = tbr_get_port_immutable,
+	.mmap = tbr_mmap,
+	.mmap_free = tbr_mmap_free,
+	.modify_qp = tbr_modify_qp,
+	.modify_srq = tbr_modify_srq,
+	.poll_cq = tbr_poll_cq,
+	.post_recv = tbr_post_recv,
+	.post_send = tbr_post_send,
+	.post_srq_recv = tbr_post_srq_recv,
 	.query_device = tbr_query_device,
 	.query_pkey = tbr_query_pkey,
 	.query_port = tbr_query_port,
+	.query_qp = tbr_query_qp,
+	.query_srq = tbr_query_srq,
+	.reg_user_mr = tbr_reg_user_mr,
+	.req_notify_cq = tbr_req_notify_cq,
+	.resize_cq = tbr_resize_cq,
 
+	INIT_RDMA_OBJ_SIZE(ib_ah, tbr_ah, ibah),
+	INIT_RDMA_OBJ_SIZE(ib_cq, tbr_cq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_pd, tbr_pd, ibpd),
+	INIT_RDMA_OBJ_SIZE(ib_qp, tbr_qp, ibqp),
+	INIT_RDMA_OBJ_SIZE(ib_srq, tbr_srq, ibsrq),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, tbr_ucontext, ibuc),
 };
 
@@ -109,11 +137,17 @@ int tbr_dev_add(const char *name, struct net_device *ndev)
 	tdev->ndev = ndev;
 	dev_hold(ndev);
 	ida_init(&tdev->pd_ida);
+	xa_init_flags(&tdev->mr_xa, XA_FLAGS_ALLOC);
+	xa_init_flags(&tdev->qp_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_IRQ);
+	xa_init_flags(&tdev->ah_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_IRQ);
 
 	ibdev->node_type = RDMA_NODE_IB_CA;
 	ibdev->phys_port_cnt = 1;
 	ibdev->num_comp_vectors = 1;
 	ibdev->node_guid = tbr_make_node_guid(ndev, tdev->mode);
+	/* The doorbells of user QPs are POST_SEND/POST_RECV with no WRs. */
+	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
+				  BIT_ULL(IB_USER_VERBS_CMD_POST_RECV);
 	strscpy(ibdev->node_desc, "tbrdma", sizeof(ibdev->node_desc));
 	ib_set_device_ops(ibdev, &tbr_dev_ops);
 
@@ -159,6 +193,12 @@ static void tbr_dealloc_driver(struct ib_device *ibdev)
 		mutex_unlock(&tbr_devices_lock);
 	}
 	ida_destroy(&tdev->pd_ida);
+	/* Every object is gone by now: users have closed, kernel ULPs detached. */
+	WARN_ON(!xa_empty(&tdev->mr_xa) || !xa_empty(&tdev->qp_xa) ||
+		!xa_empty(&tdev->ah_xa));
+	xa_destroy(&tdev->mr_xa);
+	xa_destroy(&tdev->qp_xa);
+	xa_destroy(&tdev->ah_xa);
 	dev_put(tdev->ndev);
 }
 

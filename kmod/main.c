@@ -9,6 +9,9 @@
 
 #include "tbrdma.h"
 
+/* Runs send engines for kernel consumers, state changes and RNR retries. */
+struct workqueue_struct *tbr_wq;
+
 static bool loopback;
 module_param(loopback, bool, 0444);
 MODULE_PARM_DESC(loopback,
@@ -29,9 +32,12 @@ static int __init tbr_init(void)
 {
 	int err;
 
+	tbr_wq = alloc_workqueue("tbrdma", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
+	if (!tbr_wq)
+		return -ENOMEM;
 	err = tbr_netdev_events_init();
 	if (err)
-		return err;
+		goto err_wq;
 
 	rdma_link_register(&tbr_link_ops);
 
@@ -48,6 +54,8 @@ static int __init tbr_init(void)
 err_link:
 	rdma_link_unregister(&tbr_link_ops);
 	tbr_netdev_events_exit();
+err_wq:
+	destroy_workqueue(tbr_wq);
 	return err;
 }
 
@@ -61,6 +69,7 @@ static void __exit tbr_exit(void)
 	rdma_link_unregister(&tbr_link_ops);
 	tbr_dev_remove_all();
 	tbr_netdev_events_exit();
+	destroy_workqueue(tbr_wq);
 }
 
 module_init(tbr_init);

@@ -25,8 +25,32 @@ int tbr_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	attr->vendor_part_id = TBR_VENDOR_PART_ID;
 	attr->hw_ver = TBR_HW_VERSION;
 	attr->page_size_cap = PAGE_SIZE;
+	attr->max_mr_size = TBR_MAX_MR_SIZE;
 	attr->max_pd = TBR_MAX_PD;
 	attr->max_pkeys = TBR_PKEY_TABLE_LEN;
+	attr->device_cap_flags = IB_DEVICE_RC_RNR_NAK_GEN |
+				 IB_DEVICE_SYS_IMAGE_GUID |
+				 IB_DEVICE_PORT_ACTIVE_EVENT;
+	/* The rest is the data path, which needs a transport. */
+	if (to_tdev(ibdev)->mode != TBRDMA_MODE_LOOPBACK)
+		goto out;
+	attr->max_qp = TBR_MAX_QP;
+	attr->max_qp_wr = TBR_MAX_QP_WR;
+	attr->max_send_sge = TBR_MAX_SGE;
+	attr->max_recv_sge = TBR_MAX_SGE;
+	attr->max_sge_rd = TBR_MAX_SGE;
+	attr->max_cq = TBR_MAX_CQ;
+	attr->max_cqe = TBR_MAX_CQE;
+	attr->max_mr = TBR_MAX_MR;
+	attr->max_srq = TBR_MAX_SRQ;
+	attr->max_srq_wr = TBR_MAX_SRQ_WR;
+	attr->max_srq_sge = TBR_MAX_SGE;
+	attr->max_ah = TBR_MAX_AH;
+	attr->max_qp_rd_atom = TBR_MAX_RD_ATOM;
+	attr->max_qp_init_rd_atom = TBR_MAX_RD_ATOM;
+	attr->max_res_rd_atom = TBR_MAX_RD_ATOM * TBR_MAX_QP;
+	attr->atomic_cap = IB_ATOMIC_HCA;
+out:
 	/* `rdma link delete` is how an administrator removes our devices. */
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 	return 0;
@@ -75,7 +99,7 @@ int tbr_query_port(struct ib_device *ibdev, u32 port, struct ib_port_attr *attr)
 	attr->active_mtu = ib_mtu_int_to_enum(mtu ? mtu : TBR_IB_MTU_MIN);
 	attr->gid_tbl_len = TBR_GID_TABLE_LEN;
 	attr->pkey_tbl_len = TBR_PKEY_TABLE_LEN;
-	attr->max_msg_sz = 0;
+	attr->max_msg_sz = tdev->mode == TBRDMA_MODE_LOOPBACK ? TBR_MAX_MSG_SIZE : 0;
 	/* uverbs turns this into the IP_BASED_GIDS port capability. */
 	attr->ip_gids = true;
 	attr->max_vl_num = 1;

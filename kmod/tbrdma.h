@@ -5,6 +5,13 @@
  * Private structures of the kernel module.  One struct tbr_dev per RDMA
  * device; each verbs object embeds the core's object as its first member so
  * the RDMA core can allocate it for us (INIT_RDMA_OBJ_SIZE).
+ *
+ * The path of one send work request, file by file:
+ *   post.c (kernel consumers) or a user doorbell -> tx.c (send engine:
+ *   copy the WQE out of the SQ ring, validate, resolve local keys) ->
+ *   loopback.c (the transport: hand the message to the destination QP) ->
+ *   rx.c (responder: remote keys, receive WQEs, data movement, responder
+ *   completion) -> back in tx.c, the requester's completion (cq.c).
  */
 #ifndef TBRDMA_H
 #define TBRDMA_H
@@ -12,10 +19,16 @@
 #include <linux/idr.h>
 #include <linux/list.h>
 #include <linux/netdevice.h>
+#include <linux/hrtimer.h>
+#include <linux/workqueue.h>
+#include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 
 #include "../uapi/tbrdma-abi.h"
+#include "compat.h"
 #include "limits.h"
+#include "queue.h"
+#include "ah.h"
 
 #define TBR_PORT	1	/* every tbrdma device has exactly one port */
 
@@ -25,7 +38,18 @@ struct tbr_dev {
 	enum tbrdma_mode mode;
 	struct list_head list;		/* entry in tbr_devices, under tbr_devices_lock */
 	struct ida pd_ida;		/* PD numbers; its range is the PD limit */
+
+	struct xarray mr_xa;		/* MR index (key >> 8) -> tbr_mr */
+	u32 mr_next;			/* cyclic allocation of MR indices */
+	struct xarray qp_xa;		/* QP number -> tbr_qp */
+	u32 qp_next;
+	struct xarray ah_xa;		/* AH handle -> tbr_ah */
+	u32 ah_next;
+	atomic_t num_cq;
+	atomic_t num_srq;
 };
+
+struct tbr_xfer;
 
 struct tbr_ucontext {
 	struct ib_ucontext ibuc;
@@ -34,6 +58,105 @@ struct tbr_ucontext {
 struct tbr_pd {
 	struct ib_pd ibpd;
 	u32 pdn;
+};
+
+enum tbr_mr_type {
+	TBR_MR_USER,		/* pinned user pages, addresses are user iovas */
+	TBR_MR_DMA,		/* kernel consumers: addresses are kernel virtual */
+};
+
+struct tbr_mr {
+	struct ib_mr ibmr;
+	enum tbr_mr_type type;
+	u32 pdn;
+	int access;		/* IB_ACCESS_* */
+	u64 iova;
+	u64 length;
+	struct ib_umem *umem;
+	struct page **pages;	/* TBR_MR_USER: every page of the region */
+	unsigned int page_offset;	/* of iova within pages[0] */
+	refcount_t users;	/* 1 while registered + one per lookup in flight */
+	struct completion released;
+	struct rcu_head rcu;	/* lookups may still read it after xa_erase */
+};
+
+struct tbr_cq {
+	struct ib_cq ibcq;
+	spinlock_t lock;	/* producers of CQEs; the kernel-consumer poll */
+	struct tbr_queue queue;
+	struct ib_qp **slot_qp;	/* kernel CQs: the QP of each CQE, for ib_wc.qp */
+	bool overflowed;
+};
+
+/* A receive queue: the RQ of a QP, or an SRQ. */
+struct tbr_recvq {
+	spinlock_t lock;	/* takes WQEs; posts for kernel consumers */
+	struct tbr_queue queue;
+	u32 max_sge;
+};
+
+struct tbr_srq {
+	struct ib_srq ibsrq;
+	struct tbr_recvq rq;
+	u32 limit;		/* 0: not armed */
+};
+
+struct tbr_ah {
+	struct ib_ah ibah;
+	u32 handle;
+	struct tbr_ah_info *info;	/* what the send engine reads, RCU-freed */
+};
+
+/* Bits of tbr_qp.tx_flags */
+enum {
+	TBR_TX_RUNNING,		/* one thread runs the send engine */
+	TBR_TX_PENDING,		/* someone asked for a run while it ran */
+};
+
+struct tbr_qp {
+	struct ib_qp ibqp;
+	struct tbr_dev *tdev;
+	u32 pdn;
+	bool is_user;
+	bool sq_sig_all;
+	u32 max_send_sge;
+	u32 max_inline;
+
+	spinlock_t state_lock;	/* state and attributes below */
+	enum ib_qp_state state;
+	u32 dest_qpn;
+	u32 qkey;
+	int access;		/* qp_access_flags */
+	enum ib_mtu path_mtu;
+	u8 min_rnr_timer;
+	u8 rnr_retry;
+	u8 retry_cnt;
+	u8 timeout;
+	u8 max_rd_atomic;
+	u8 max_dest_rd_atomic;
+	u32 sq_psn;
+	u32 rq_psn;
+	struct rdma_ah_attr av;	/* RC/UC: the path to the peer */
+	bool sq_drained_notify;
+
+	/* send engine (tx.c) */
+	spinlock_t sq_post_lock;	/* kernel consumers posting to the SQ */
+	struct tbr_queue sq;
+	unsigned long tx_flags;
+	void *wqe;		/* private copy of the WQE being executed */
+	struct tbr_xfer *xfer;	/* scratch for executing it */
+	u8 rnr_left;		/* RNR retries left for the head WQE */
+	bool rnr_wait;		/* the head WQE waits for rnr_timer */
+	bool destroyed;		/* the engine must not start again */
+	struct hrtimer rnr_timer;
+	struct work_struct tx_work;	/* runs the engine from a workqueue */
+
+	/* receive side (rx.c) */
+	struct tbr_recvq rq;	/* unused when srq is set */
+	struct tbr_srq *srq;
+
+	refcount_t users;	/* 1 while it exists + one per lookup */
+	struct completion released;
 };
 
 static inline struct tbr_dev *to_tdev(struct ib_device *ibdev)
@@ -46,9 +169,45 @@ static inline struct tbr_pd *to_tpd(struct ib_pd *ibpd)
 	return container_of(ibpd, struct tbr_pd, ibpd);
 }
 
+static inline struct tbr_mr *to_tmr(struct ib_mr *ibmr)
+{
+	return container_of(ibmr, struct tbr_mr, ibmr);
+}
+
+static inline struct tbr_cq *to_tcq(struct ib_cq *ibcq)
+{
+	return container_of(ibcq, struct tbr_cq, ibcq);
+}
+
+static inline struct tbr_srq *to_tsrq(struct ib_srq *ibsrq)
+{
+	return container_of(ibsrq, struct tbr_srq, ibsrq);
+}
+
+static inline struct tbr_ah *to_tah(struct ib_ah *ibah)
+{
+	return container_of(ibah, struct tbr_ah, ibah);
+}
+
+static inline struct tbr_qp *to_tqp(struct ib_qp *ibqp)
+{
+	return container_of(ibqp, struct tbr_qp, ibqp);
+}
+
+static inline struct tbr_cq *tbr_qp_scq(struct tbr_qp *qp)
+{
+	return to_tcq(qp->ibqp.send_cq);
+}
+
+static inline struct tbr_cq *tbr_qp_rcq(struct tbr_qp *qp)
+{
+	return to_tcq(qp->ibqp.recv_cq);
+}
+
 /* device.c: the list of devices and their life cycle */
 extern struct list_head tbr_devices;
 extern struct mutex tbr_devices_lock;
+extern struct workqueue_struct *tbr_wq;
 int tbr_dev_add(const char *name, struct net_device *ndev);
 struct tbr_dev *tbr_dev_find_by_netdev_locked(struct net_device *ndev);
 void tbr_dev_remove_all(void);
@@ -72,6 +231,8 @@ bool tbr_netdev_port_active(struct net_device *ndev);
 /* ucontext.c */
 int tbr_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata);
 void tbr_dealloc_ucontext(struct ib_ucontext *ibuc);
+int tbr_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma);
+void tbr_mmap_free(struct rdma_user_mmap_entry *entry);
 
 /* pd.c */
 int tbr_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
@@ -79,5 +240,75 @@ int tbr_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 
 /* sysfs.c */
 extern const struct attribute_group tbr_dev_attr_group;
+
+/* mr.c: memory regions and the keys that name them */
+struct ib_mr *tbr_get_dma_mr(struct ib_pd *ibpd, int access);
+struct ib_mr *tbr_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+			      u64 iova, int access, struct ib_udata *udata);
+int tbr_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+struct tbr_mr *tbr_mr_get(struct tbr_dev *tdev, u32 key, u32 pdn,
+			  int access, u64 addr, u64 len);
+void tbr_mr_put(struct tbr_mr *mr);
+void *tbr_mr_kaddr(const struct tbr_mr *mr, u64 addr, size_t *contig);
+
+/* cq.c */
+int tbr_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		  struct ib_udata *udata);
+int tbr_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
+int tbr_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
+int tbr_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
+int tbr_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
+int tbr_cq_post(struct tbr_cq *cq, const struct tbrdma_cqe *cqe,
+		struct tbr_qp *qp, bool solicited);
+
+/* srq.c and the receive queues they share with QPs */
+int tbr_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
+		   struct ib_udata *udata);
+int tbr_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
+		   enum ib_srq_attr_mask mask, struct ib_udata *udata);
+int tbr_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
+int tbr_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
+int tbr_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
+		      const struct ib_recv_wr **bad_wr);
+int tbr_recvq_init(struct tbr_recvq *rq, struct ib_device *ibdev,
+		   struct ib_udata *udata, u32 max_wr, u32 max_sge,
+		   struct tbrdma_queue_info *info);
+void tbr_recvq_destroy(struct tbr_recvq *rq);
+int tbr_recvq_post(struct tbr_recvq *rq, const struct ib_recv_wr *wr,
+		   const struct ib_recv_wr **bad_wr);
+int tbr_recvq_take(struct tbr_recvq *rq, struct tbrdma_recv_wqe *wqe);
+int tbr_recvq_drop(struct tbr_recvq *rq, u64 *wr_id);
+void tbr_srq_check_limit(struct tbr_srq *srq, int remaining);
+
+/* ah.c */
+int tbr_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
+		  struct ib_udata *udata);
+int tbr_destroy_ah(struct ib_ah *ibah, u32 flags);
+
+/* qp.c: QP objects and their state machine */
+int tbr_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+		  struct ib_udata *udata);
+int tbr_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		  struct ib_udata *udata);
+int tbr_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		 struct ib_qp_init_attr *init);
+int tbr_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+struct tbr_qp *tbr_qp_get(struct tbr_dev *tdev, u32 qpn);
+void tbr_qp_put(struct tbr_qp *qp);
+void tbr_qp_set_error(struct tbr_qp *qp);
+void tbr_qp_event(struct tbr_qp *qp, enum ib_event_type type);
+
+/* post.c: kernel consumers' post verbs, and user doorbells */
+int tbr_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		  const struct ib_send_wr **bad_wr);
+int tbr_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		  const struct ib_recv_wr **bad_wr);
+void tbr_rq_flush(struct tbr_qp *qp);
+
+/* tx.c: the send engine */
+void tbr_tx_init(struct tbr_qp *qp);
+void tbr_tx_kick(struct tbr_qp *qp);
+void tbr_tx_schedule(struct tbr_qp *qp);
+void tbr_tx_stop(struct tbr_qp *qp);
 
 #endif /* TBRDMA_H */

@@ -17,7 +17,7 @@
 
 #include <linux/types.h>
 
-#define TBRDMA_UVERBS_ABI_VERSION	1
+#define TBRDMA_UVERBS_ABI_VERSION	2
 
 /* Name of the provider, of the rdma link type and of the kernel module. */
 #define TBRDMA_DRIVER_NAME		"tbrdma"
@@ -48,6 +48,176 @@ struct tbrdma_alloc_ucontext_resp {
 /* Driver data of IB_USER_VERBS_CMD_ALLOC_PD (no request data). */
 struct tbrdma_alloc_pd_resp {
 	__u32 pdn;		/* device-unique PD number, for diagnostics */
+	__u32 reserved;
+};
+
+/*
+ * Shared queues.
+ *
+ * Every send queue (SQ), receive queue (RQ), shared receive queue (SRQ) and
+ * completion queue (CQ) of a user object is one ring in memory the kernel
+ * allocates and user space maps with mmap() on the uverbs file, at the
+ * offset the create (or resize) response gives.  The mapping starts with a
+ * struct tbrdma_queue_hdr, and slot i of the ring starts at
+ * TBRDMA_QUEUE_SLOTS_OFFSET + i * slot_size.  The number of slots is a power
+ * of two; producer and consumer are free-running 32-bit counters (slot =
+ * counter & (slots - 1)), so producer - consumer is the fill level.
+ *
+ * SQ, RQ, SRQ: user space produces work queue entries (WQEs), the kernel
+ * consumes them.  CQ: the kernel produces completion queue entries (CQEs),
+ * user space consumes them.  A side writes only its own counter; it writes
+ * the slot contents before publishing the counter (release), and reads the
+ * other side's counter before reading slots (acquire).  The kernel copies
+ * every WQE out of the ring before validating it and treats every value
+ * user space wrote as untrusted: a bad WQE completes in error, a bad counter
+ * puts the queue's QP (or CQ) in error.
+ */
+#define TBRDMA_QUEUE_SLOTS_OFFSET	256
+
+struct tbrdma_queue_hdr {
+	__u32 producer;
+	__u32 reserved0[15];	/* producer and consumer on separate cache lines */
+	__u32 consumer;
+	__u32 reserved1[15];
+	__u32 flags;		/* TBRDMA_SQ_FLAG_* or TBRDMA_CQ_ARM_*, see there */
+	__u32 reserved2[31];
+};
+
+/*
+ * SQ flags, written by the kernel: while KERNEL_ACTIVE is set, the kernel is
+ * processing the SQ (or will come back to it from a timer) and will see any
+ * new producer value, so posting needs no doorbell.  User space publishes
+ * the producer, issues a full barrier, then reads the flag; the kernel
+ * clears the flag, issues a full barrier, then reads the producer once more.
+ */
+#define TBRDMA_SQ_FLAG_KERNEL_ACTIVE	(1U << 0)
+
+/*
+ * RQ flags, written by the kernel: FLUSH is set while the QP is in the error
+ * state.  Receives posted then must complete with a flush error, so after
+ * posting user space rings the kernel (a POST_RECV command with no work
+ * requests) when it sees the flag; otherwise posting a receive needs no
+ * system call at all.
+ */
+#define TBRDMA_RQ_FLAG_FLUSH		(1U << 0)
+
+/*
+ * CQ flags, written by user space to arm the CQ (ibv_req_notify_cq) and
+ * cleared by the kernel when it raises the completion event: NEXT fires on
+ * the next CQE, SOLICITED on the next solicited CQE or error CQE.
+ */
+#define TBRDMA_CQ_ARM_NEXT		(1U << 0)
+#define TBRDMA_CQ_ARM_SOLICITED		(1U << 1)
+
+/* A scatter/gather element: addr is an address inside the MR of lkey. */
+struct tbrdma_sge {
+	__aligned_u64 addr;
+	__u32 length;
+	__u32 lkey;
+};
+
+/* send_flags of a send WQE: the values of IBV_SEND_* and IB_SEND_*. */
+#define TBRDMA_WQE_FENCE		(1U << 0)
+#define TBRDMA_WQE_SIGNALED		(1U << 1)
+#define TBRDMA_WQE_SOLICITED		(1U << 2)
+#define TBRDMA_WQE_INLINE		(1U << 3)
+
+/*
+ * A send WQE: a 64-byte header followed by num_sge SGEs, or, with
+ * TBRDMA_WQE_INLINE, by inline_len bytes of payload copied at post time.
+ * opcode is an enum ib_uverbs_wr_opcode value (equal to IBV_WR_*).
+ */
+struct tbrdma_send_wqe {
+	__aligned_u64 wr_id;
+	__u32 opcode;
+	__u32 send_flags;	/* TBRDMA_WQE_* */
+	__u32 num_sge;		/* without TBRDMA_WQE_INLINE */
+	__u32 inline_len;	/* with TBRDMA_WQE_INLINE */
+	__be32 imm_data;	/* *_WITH_IMM */
+	__u32 reserved0;
+	union {
+		struct {	/* RDMA_WRITE*, RDMA_READ */
+			__aligned_u64 remote_addr;
+			__u32 rkey;
+			__u32 reserved;
+		} rdma;
+		struct {	/* ATOMIC_CMP_AND_SWP, ATOMIC_FETCH_AND_ADD */
+			__aligned_u64 remote_addr;
+			__aligned_u64 compare_add;
+			__aligned_u64 swap;
+			__u32 rkey;
+			__u32 reserved;
+		} atomic;
+		struct {	/* UD QPs */
+			__u32 ah;	/* tbrdma_create_ah_resp.ah_handle */
+			__u32 remote_qpn;
+			__u32 remote_qkey;
+			__u32 reserved;
+		} ud;
+	} wr;
+};
+
+/* A receive WQE (RQ and SRQ): a 16-byte header followed by num_sge SGEs. */
+struct tbrdma_recv_wqe {
+	__aligned_u64 wr_id;
+	__u32 num_sge;
+	__u32 reserved;
+};
+
+/* wc_flags of a CQE (tbrdma's own; each side converts to its enum). */
+#define TBRDMA_CQE_WITH_IMM		(1U << 0)
+#define TBRDMA_CQE_GRH			(1U << 1)
+
+/*
+ * A CQE.  status is an enum ib_wc_status value and opcode an enum
+ * ib_wc_opcode value; both equal libibverbs' IBV_WC_* values.
+ */
+struct tbrdma_cqe {
+	__aligned_u64 wr_id;
+	__u32 status;
+	__u32 opcode;
+	__u32 vendor_err;
+	__u32 byte_len;
+	__be32 imm_data;
+	__u32 qp_num;
+	__u32 src_qp;
+	__u32 wc_flags;		/* TBRDMA_CQE_* */
+	__u16 pkey_index;
+	__u8 network_hdr_type;	/* with TBRDMA_CQE_GRH: enum rdma_network_type */
+	__u8 reserved0;
+	__u32 reserved1[5];
+};
+
+/* Where one queue is and how it is laid out. */
+struct tbrdma_queue_info {
+	__aligned_u64 mmap_offset;	/* for mmap() on the uverbs file */
+	__u32 mmap_size;		/* bytes to map, header included */
+	__u32 num_slots;		/* a power of two */
+	__u32 slot_size;		/* bytes per WQE/CQE slot */
+	__u32 reserved;
+};
+
+/* Driver data of CREATE_CQ and RESIZE_CQ (no request data). */
+struct tbrdma_create_cq_resp {
+	struct tbrdma_queue_info cq;
+};
+
+/* Driver data of CREATE_QP (no request data).  A QP on an SRQ has no RQ. */
+struct tbrdma_create_qp_resp {
+	struct tbrdma_queue_info sq;
+	struct tbrdma_queue_info rq;	/* num_slots 0: none */
+	__u32 max_inline_data;
+	__u32 reserved;
+};
+
+/* Driver data of CREATE_SRQ (no request data). */
+struct tbrdma_create_srq_resp {
+	struct tbrdma_queue_info srq;
+};
+
+/* Driver data of CREATE_AH (no request data). */
+struct tbrdma_create_ah_resp {
+	__u32 ah_handle;	/* goes into tbrdma_send_wqe.wr.ud.ah */
 	__u32 reserved;
 };
 

@@ -12,7 +12,8 @@ export RDMAV_DRIVERS=$TBRDMA_ROOT/provider/libtbrdma
 rdma link add t0 type tbrdma netdev lo || fail "rdma link add failed"
 links=$(rdma link show)
 grep -q 't0/1 .*netdev lo' <<<"$links" || fail "rdma link show: $links"
-[ "$(cat /sys/class/infiniband/t0/tbrdma_abi_version)" = 1 ] || fail "abi attribute"
+abi=$(sed -n 's/^#define TBRDMA_UVERBS_ABI_VERSION[[:space:]]*//p' "$TBRDMA_ROOT/uapi/tbrdma-abi.h")
+[ "$(cat /sys/class/infiniband/t0/tbrdma_abi_version)" = "$abi" ] || fail "abi attribute is not $abi"
 [ "$(cat /sys/class/infiniband/t0/tbrdma_mode)" = loopback ] || fail "mode attribute"
 
 # A second device on the same netdev is refused.
@@ -25,7 +26,7 @@ grep -E 'hca_id|fw_ver|state:|link_layer|max_pd:|active_mtu|GID\[' <<<"$info"
 grep -q 'state:[[:space:]]*PORT_ACTIVE' <<<"$info" || fail "port not ACTIVE"
 grep -q 'link_layer:[[:space:]]*Ethernet' <<<"$info" || fail "link layer not Ethernet"
 grep -q 'max_pd:[[:space:]]*16384' <<<"$info" || fail "max_pd not reported"
-grep -q 'fw_ver:[[:space:]]*0\.1\.0' <<<"$info" || fail "fw_ver not 0.1.0"
+grep -q 'fw_ver:[[:space:]]*0\.2\.0' <<<"$info" || fail "fw_ver not 0.2.0"
 grep -q 'active_mtu:[[:space:]]*4096' <<<"$info" || fail "lo should give MTU 4096"
 # lo's IPv4 address as an IPv4-mapped RoCEv2 GID.
 grep -qE 'GID\[ *[0-9]+\]:.*(::ffff:127\.0\.0\.1|ffff:7f00:1).*RoCE v2' <<<"$info" ||

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Address handles: where a UD datagram goes.  User space names an AH by
+ * the handle the create response returns; the send engine looks the handle
+ * up and copies what it needs under RCU, because an AH may be destroyed
+ * (in atomic context, so without waiting) while a WQE naming it is read.
+ */
+#include "tbrdma.h"
+#include "ah.h"
+
+int tbr_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
+		  struct ib_udata *udata)
+{
+	struct tbr_dev *tdev = to_tdev(ibah->device);
+	gfp_t gfp = (init->flags & RDMA_CREATE_AH_SLEEPABLE) ? GFP_KERNEL :
+							       GFP_ATOMIC;
+	unsigned long flags;
+	struct rdma_ah_attr *attr = init->ah_attr;
+	struct tbrdma_create_ah_resp resp = {};
+	struct tbr_ah *ah = to_tah(ibah);
+	const struct ib_global_route *grh;
+	struct tbr_ah_info *info;
+	int err;
+
+	/* RoCE: every AH carries a GRH (the GIDs are IP addresses). */
+	if (attr->type != RDMA_AH_ATTR_TYPE_ROCE ||
+	    !(rdma_ah_get_ah_flags(attr) & IB_AH_GRH))
+		return -EINVAL;
+	grh = rdma_ah_read_grh(attr);
+
+	info = kzalloc(sizeof(*info), gfp);
+	if (!info)
+		return -ENOMEM;
+	info->pdn = to_tpd(ibah->pd)->pdn;
+	info->dgid = grh->dgid;
+	if (grh->sgid_attr)
+		info->sgid = grh->sgid_attr->gid;
+	memcpy(info->dmac, attr->roce.dmac, ETH_ALEN);
+
+	/* AHs come and go in any context, even with interrupts off. */
+	xa_lock_irqsave(&tdev->ah_xa, flags);
+	err = __xa_alloc_cyclic(&tdev->ah_xa, &ah->handle, info,
+				XA_LIMIT(1, TBR_MAX_AH), &tdev->ah_next,
+				GFP_ATOMIC);
+	xa_unlock_irqrestore(&tdev->ah_xa, flags);
+	if (err < 0) {
+		kfree(info);
+		return err == -EBUSY ? -ENOMEM : err;
+	}
+	ah->info = info;
+
+	if (udata) {
+		resp.ah_handle = ah->handle;
+		err = ib_copy_to_udata(udata, &resp,
+				       min(sizeof(resp), udata->outlen));
+		if (err) {
+			tbr_destroy_ah(ibah, 0);
+			return err;
+		}
+	}
+	return 0;
+}
+
+int tbr_destroy_ah(struct ib_ah *ibah, u32 flags)
+{
+	struct xarray *xa = &to_tdev(ibah->device)->ah_xa;
+	struct tbr_ah *ah = to_tah(ibah);
+	unsigned long irqflags;
+
+	xa_lock_irqsave(xa, irqflags);
+	__xa_erase(xa, ah->handle);
+	xa_unlock_irqrestore(xa, irqflags);
+	kfree_rcu(ah->info, rcu);
+	return 0;
+}
+
+/* A copy of what the AH @handle says, if it exists and belongs to PD @pdn. */
+bool tbr_ah_lookup(struct tbr_dev *tdev, u32 handle, u32 pdn,
+		   struct tbr_ah_info *out)
+{
+	struct tbr_ah_info *info;
+	bool found;
+
+	rcu_read_lock();
+	info = xa_load(&tdev->ah_xa, handle);
+	found = info && info->pdn == pdn;
+	if (found)
+		*out = *info;
+	rcu_read_unlock();
+	return found;
+}

@@ -1,0 +1,409 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Queue pairs: creation with their send and receive rings, the state
+ * machine (RESET -> INIT -> RTR -> RTS -> SQD/SQE/ERR), and lookup by
+ * number for the responder.  Which transitions and attribute masks are
+ * legal is the core's table (ib_modify_qp_is_ok); the values are checked
+ * here against what the device supports.
+ */
+#include "msg.h"
+#include "timers.h"
+
+/* Send WQE slots hold the header and either the SGEs or the inline data. */
+static u32 tbr_sq_slot_size(u32 max_sge, u32 max_inline)
+{
+	return ALIGN(sizeof(struct tbrdma_send_wqe) +
+		     max(max_sge * (u32)sizeof(struct tbrdma_sge), max_inline),
+		     64);
+}
+
+static int tbr_qp_check_caps(struct tbr_qp *qp, struct ib_qp_init_attr *init)
+{
+	struct ib_qp_cap *cap = &init->cap;
+
+	if (cap->max_send_wr > TBR_MAX_QP_WR || cap->max_send_sge > TBR_MAX_SGE ||
+	    cap->max_inline_data > TBR_MAX_INLINE)
+		return -EINVAL;
+	if (!init->srq && (cap->max_recv_wr > TBR_MAX_QP_WR ||
+			   cap->max_recv_sge > TBR_MAX_SGE))
+		return -EINVAL;
+	return 0;
+}
+
+static int tbr_qp_alloc_number(struct tbr_dev *tdev, struct tbr_qp *qp)
+{
+	u32 qpn;
+	int err;
+
+	if (qp->ibqp.qp_type == IB_QPT_GSI) {
+		err = xa_insert_irq(&tdev->qp_xa, 1, NULL, GFP_KERNEL);
+		qpn = 1;
+	} else {
+		/* QP numbers 0 and 1 are the special QPs. */
+		err = xa_alloc_cyclic_irq(&tdev->qp_xa, &qpn, NULL,
+					  XA_LIMIT(2, TBR_MAX_QP + 1),
+					  &tdev->qp_next, GFP_KERNEL);
+		if (err > 0)
+			err = 0;
+	}
+	if (err)
+		return err == -EBUSY ? -ENOMEM : err;
+	qp->ibqp.qp_num = qpn;
+	return 0;
+}
+
+static int tbr_qp_alloc_queues(struct tbr_qp *qp, struct ib_qp_init_attr *init,
+			       struct ib_udata *udata,
+			       struct tbrdma_create_qp_resp *resp)
+{
+	struct ib_qp_cap *cap = &init->cap;
+	int err;
+
+	qp->max_send_sge = max(cap->max_send_sge, 1U);
+	err = tbr_queue_alloc(&qp->sq, qp->ibqp.device, udata,
+			      cap->max_send_wr,
+			      tbr_sq_slot_size(qp->max_send_sge,
+					       cap->max_inline_data));
+	if (err)
+		return err;
+	/* Whatever the slot has room for, up to the device limit. */
+	qp->max_inline = min_t(u32, TBR_MAX_INLINE, qp->sq.slot_size -
+			       sizeof(struct tbrdma_send_wqe));
+	tbr_queue_info(&qp->sq, &resp->sq);
+	resp->max_inline_data = qp->max_inline;
+
+	if (!qp->srq) {
+		err = tbr_recvq_init(&qp->rq, qp->ibqp.device, udata,
+				     cap->max_recv_wr, cap->max_recv_sge,
+				     &resp->rq);
+		if (err) {
+			tbr_queue_free(&qp->sq);
+			return err;
+		}
+		cap->max_recv_wr = qp->rq.queue.num_slots;
+		cap->max_recv_sge = qp->rq.max_sge;
+	}
+	cap->max_send_wr = qp->sq.num_slots;
+	cap->max_send_sge = qp->max_send_sge;
+	cap->max_inline_data = qp->max_inline;
+	return 0;
+}
+
+int tbr_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+		  struct ib_udata *udata)
+{
+	struct tbr_dev *tdev = to_tdev(ibqp->device);
+	struct tbr_qp *qp = to_tqp(ibqp);
+	struct tbrdma_create_qp_resp resp = {};
+	int err;
+
+	switch (init->qp_type) {
+	case IB_QPT_RC:
+	case IB_QPT_UC:
+	case IB_QPT_UD:
+	case IB_QPT_GSI:
+		break;
+	default:
+		return -EOPNOTSUPP;
+	}
+	/* The network transport is not there yet: loopback mode only. */
+	if (tdev->mode != TBRDMA_MODE_LOOPBACK)
+		return -EOPNOTSUPP;
+	if (init->create_flags)
+		return -EOPNOTSUPP;
+	err = tbr_qp_check_caps(qp, init);
+	if (err)
+		return err;
+
+	qp->tdev = tdev;
+	qp->pdn = to_tpd(ibqp->pd)->pdn;
+	qp->is_user = !!udata;
+	qp->sq_sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
+	qp->srq = init->srq ? to_tsrq(init->srq) : NULL;
+	qp->state = IB_QPS_RESET;
+	spin_lock_init(&qp->state_lock);
+	spin_lock_init(&qp->sq_post_lock);
+	refcount_set(&qp->users, 1);
+	init_completion(&qp->released);
+	tbr_tx_init(qp);
+
+	err = tbr_qp_alloc_number(tdev, qp);
+	if (err)
+		return err;
+	err = tbr_qp_alloc_queues(qp, init, udata, &resp);
+	if (err)
+		goto err_number;
+	err = -ENOMEM;
+	qp->wqe = kmalloc(qp->sq.slot_size, GFP_KERNEL);
+	qp->xfer = kmalloc(sizeof(*qp->xfer), GFP_KERNEL);
+	if (!qp->wqe || !qp->xfer)
+		goto err_queues;
+
+	if (udata) {
+		err = ib_copy_to_udata(udata, &resp,
+				       min(sizeof(resp), udata->outlen));
+		if (err)
+			goto err_queues;
+	}
+	/* Visible to the responder from here on. */
+	xa_store_irq(&tdev->qp_xa, ibqp->qp_num, qp, GFP_KERNEL);
+	return 0;
+
+err_queues:
+	kfree(qp->xfer);
+	kfree(qp->wqe);
+	if (!qp->srq)
+		tbr_recvq_destroy(&qp->rq);
+	tbr_queue_free(&qp->sq);
+err_number:
+	xa_erase_irq(&tdev->qp_xa, ibqp->qp_num);
+	return err;
+}
+
+int tbr_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
+{
+	struct tbr_qp *qp = to_tqp(ibqp);
+
+	/* No new messages can find it; wait for those being delivered. */
+	xa_erase_irq(&qp->tdev->qp_xa, ibqp->qp_num);
+	if (!refcount_dec_and_test(&qp->users))
+		wait_for_completion(&qp->released);
+	tbr_tx_stop(qp);
+
+	kfree(qp->xfer);
+	kfree(qp->wqe);
+	if (!qp->srq)
+		tbr_recvq_destroy(&qp->rq);
+	tbr_queue_free(&qp->sq);
+	return 0;
+}
+
+struct tbr_qp *tbr_qp_get(struct tbr_dev *tdev, u32 qpn)
+{
+	unsigned long flags;
+	struct tbr_qp *qp;
+
+	/*
+	 * Under the xarray lock, so destroy's xa_erase fences lookups: what
+	 * it did not erase yet holds a reference it then waits for.
+	 */
+	xa_lock_irqsave(&tdev->qp_xa, flags);
+	qp = xa_load(&tdev->qp_xa, qpn);
+	if (qp && !refcount_inc_not_zero(&qp->users))
+		qp = NULL;
+	xa_unlock_irqrestore(&tdev->qp_xa, flags);
+	return qp;
+}
+
+void tbr_qp_put(struct tbr_qp *qp)
+{
+	if (refcount_dec_and_test(&qp->users))
+		complete(&qp->released);
+}
+
+void tbr_qp_event(struct tbr_qp *qp, enum ib_event_type type)
+{
+	struct ib_event event = {
+		.device = qp->ibqp.device,
+		.element.qp = &qp->ibqp,
+		.event = type,
+	};
+
+	if (qp->ibqp.event_handler)
+		qp->ibqp.event_handler(&event, qp->ibqp.qp_context);
+}
+
+/*
+ * Enter the error state from anywhere (the responder, the engine, an
+ * overrun CQ, modify_qp): receives are flushed now, sends by the engine.
+ */
+void tbr_qp_set_error(struct tbr_qp *qp)
+{
+	unsigned long flags;
+	bool was_error;
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	was_error = qp->state == IB_QPS_ERR;
+	qp->state = IB_QPS_ERR;
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+	if (was_error)
+		return;
+
+	if (qp->srq) {
+		tbr_qp_event(qp, IB_EVENT_QP_LAST_WQE_REACHED);
+	} else {
+		WRITE_ONCE(qp->rq.queue.hdr->flags, TBRDMA_RQ_FLAG_FLUSH);
+		tbr_rq_flush(qp);
+	}
+	tbr_tx_schedule(qp);
+}
+
+/* RESET empties both queues without completions. */
+static void tbr_qp_reset_queues(struct tbr_qp *qp)
+{
+	tbr_queue_discard(&qp->sq);
+	if (!qp->srq) {
+		tbr_queue_discard(&qp->rq.queue);
+		WRITE_ONCE(qp->rq.queue.hdr->flags, 0);
+	}
+	qp->rnr_wait = false;
+}
+
+static int tbr_qp_check_attr(struct tbr_qp *qp, struct ib_qp_attr *attr,
+			     int mask)
+{
+	if ((mask & IB_QP_PORT) && attr->port_num != TBR_PORT)
+		return -EINVAL;
+	if ((mask & IB_QP_PKEY_INDEX) && attr->pkey_index >= TBR_PKEY_TABLE_LEN)
+		return -EINVAL;
+	if ((mask & IB_QP_PATH_MTU) &&
+	    (attr->path_mtu < IB_MTU_256 || attr->path_mtu > IB_MTU_4096))
+		return -EINVAL;
+	if ((mask & IB_QP_MAX_QP_RD_ATOMIC) &&
+	    attr->max_rd_atomic > TBR_MAX_RD_ATOM)
+		return -EINVAL;
+	if ((mask & IB_QP_MAX_DEST_RD_ATOMIC) &&
+	    attr->max_dest_rd_atomic > TBR_MAX_RD_ATOM)
+		return -EINVAL;
+	if ((mask & IB_QP_RETRY_CNT) && attr->retry_cnt > 7)
+		return -EINVAL;
+	if ((mask & IB_QP_RNR_RETRY) && attr->rnr_retry > 7)
+		return -EINVAL;
+	if ((mask & IB_QP_MIN_RNR_TIMER) && attr->min_rnr_timer > 31)
+		return -EINVAL;
+	if ((mask & IB_QP_TIMEOUT) && attr->timeout > 31)
+		return -EINVAL;
+	if ((mask & IB_QP_DEST_QPN) && attr->dest_qp_num > 0xffffff)
+		return -EINVAL;
+	if ((mask & IB_QP_ACCESS_FLAGS) &&
+	    (attr->qp_access_flags & ~(IB_ACCESS_REMOTE_WRITE |
+				       IB_ACCESS_REMOTE_READ |
+				       IB_ACCESS_REMOTE_ATOMIC)))
+		return -EINVAL;
+	if ((mask & IB_QP_AV) && attr->ah_attr.type != RDMA_AH_ATTR_TYPE_ROCE)
+		return -EINVAL;
+	if ((mask & IB_QP_CAP) &&
+	    (attr->cap.max_send_wr > qp->sq.num_slots ||
+	     attr->cap.max_recv_wr > (qp->srq ? 0 : qp->rq.queue.num_slots)))
+		return -EINVAL;		/* resizing a QP is not supported */
+	return 0;
+}
+
+static void tbr_qp_apply_attr(struct tbr_qp *qp, struct ib_qp_attr *attr,
+			      int mask)
+{
+	if (mask & IB_QP_QKEY)
+		WRITE_ONCE(qp->qkey, attr->qkey);
+	if (mask & IB_QP_DEST_QPN)
+		WRITE_ONCE(qp->dest_qpn, attr->dest_qp_num);
+	if (mask & IB_QP_ACCESS_FLAGS)
+		WRITE_ONCE(qp->access, attr->qp_access_flags);
+	if (mask & IB_QP_PATH_MTU)
+		qp->path_mtu = attr->path_mtu;
+	if (mask & IB_QP_AV)
+		qp->av = attr->ah_attr;
+	if (mask & IB_QP_MIN_RNR_TIMER)
+		qp->min_rnr_timer = attr->min_rnr_timer;
+	if (mask & IB_QP_RNR_RETRY) {
+		qp->rnr_retry = attr->rnr_retry;
+		qp->rnr_left = attr->rnr_retry;
+	}
+	if (mask & IB_QP_RETRY_CNT)
+		qp->retry_cnt = attr->retry_cnt;
+	if (mask & IB_QP_TIMEOUT)
+		qp->timeout = attr->timeout;
+	if (mask & IB_QP_MAX_QP_RD_ATOMIC)
+		qp->max_rd_atomic = attr->max_rd_atomic;
+	if (mask & IB_QP_MAX_DEST_RD_ATOMIC)
+		qp->max_dest_rd_atomic = attr->max_dest_rd_atomic;
+	if (mask & IB_QP_SQ_PSN)
+		qp->sq_psn = attr->sq_psn & 0xffffff;
+	if (mask & IB_QP_RQ_PSN)
+		qp->rq_psn = attr->rq_psn & 0xffffff;
+	if (mask & IB_QP_EN_SQD_ASYNC_NOTIFY)
+		qp->sq_drained_notify = attr->en_sqd_async_notify;
+}
+
+int tbr_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		  struct ib_udata *udata)
+{
+	struct tbr_qp *qp = to_tqp(ibqp);
+	enum ib_qp_state cur, next;
+	unsigned long flags;
+	int err;
+
+	if (mask & ~IB_QP_ATTR_STANDARD_BITS)
+		return -EOPNOTSUPP;
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	cur = (mask & IB_QP_CUR_STATE) ? attr->cur_qp_state : qp->state;
+	next = (mask & IB_QP_STATE) ? attr->qp_state : cur;
+	err = -EINVAL;
+	if (cur != qp->state ||
+	    !ib_modify_qp_is_ok(cur, next, ibqp->qp_type, mask))
+		goto out;
+	err = tbr_qp_check_attr(qp, attr, mask);
+	if (err)
+		goto out;
+	tbr_qp_apply_attr(qp, attr, mask);
+	if (next == IB_QPS_RESET)
+		tbr_qp_reset_queues(qp);
+	if (next != IB_QPS_ERR)
+		qp->state = next;
+out:
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+	if (err)
+		return err;
+
+	if (next == IB_QPS_ERR)
+		tbr_qp_set_error(qp);
+	else if (next == IB_QPS_RTS || next == IB_QPS_SQD)
+		tbr_tx_schedule(qp);	/* start, or drain and notify */
+	return 0;
+}
+
+int tbr_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		 struct ib_qp_init_attr *init)
+{
+	struct tbr_qp *qp = to_tqp(ibqp);
+	unsigned long flags;
+
+	memset(attr, 0, sizeof(*attr));
+	memset(init, 0, sizeof(*init));
+	spin_lock_irqsave(&qp->state_lock, flags);
+	attr->qp_state = qp->state;
+	attr->cur_qp_state = qp->state;
+	attr->path_mtu = qp->path_mtu;
+	attr->qkey = qp->qkey;
+	attr->rq_psn = qp->rq_psn;
+	attr->sq_psn = qp->sq_psn;
+	attr->dest_qp_num = qp->dest_qpn;
+	attr->qp_access_flags = qp->access;
+	attr->ah_attr = qp->av;
+	attr->port_num = TBR_PORT;
+	attr->min_rnr_timer = qp->min_rnr_timer;
+	attr->rnr_retry = qp->rnr_retry;
+	attr->retry_cnt = qp->retry_cnt;
+	attr->timeout = qp->timeout;
+	attr->max_rd_atomic = qp->max_rd_atomic;
+	attr->max_dest_rd_atomic = qp->max_dest_rd_atomic;
+	attr->en_sqd_async_notify = qp->sq_drained_notify;
+	attr->sq_draining = qp->state == IB_QPS_SQD &&
+			    tbr_queue_ready(&qp->sq) > 0;
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+
+	attr->cap.max_send_wr = qp->sq.num_slots;
+	attr->cap.max_send_sge = qp->max_send_sge;
+	attr->cap.max_inline_data = qp->max_inline;
+	if (!qp->srq) {
+		attr->cap.max_recv_wr = qp->rq.queue.num_slots;
+		attr->cap.max_recv_sge = qp->rq.max_sge;
+	}
+	init->cap = attr->cap;
+	init->qp_type = ibqp->qp_type;
+	init->send_cq = ibqp->send_cq;
+	init->recv_cq = ibqp->recv_cq;
+	init->srq = ibqp->srq;
+	init->sq_sig_type = qp->sq_sig_all ? IB_SIGNAL_ALL_WR : IB_SIGNAL_REQ_WR;
+	return 0;
+}

@@ -1,0 +1,267 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The responder: a message arrives at a QP.  Checks the QP's access
+ * rights and the remote key, takes a receive WQE when the operation
+ * consumes one, moves the data and writes the responder's completion.
+ *
+ * Errors follow the verbs spec's classes: on RC a remote access violation
+ * or an unusable receive WQE puts the responder QP in error as well; on UC
+ * and UD a message the responder cannot take is dropped.
+ */
+#include <linux/atomic.h>
+#include <linux/in.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <net/ipv6.h>
+#include <rdma/ib_pack.h>
+
+#include "msg.h"
+
+static bool tbr_rx_reliable(struct tbr_qp *qp)
+{
+	return qp->ibqp.qp_type == IB_QPT_RC;
+}
+
+/* Class C error on RC: the responder QP goes to error too. */
+static enum tbr_resp tbr_rx_access_error(struct tbr_qp *qp)
+{
+	if (!tbr_rx_reliable(qp))
+		return TBR_RESP_DROPPED;
+	tbr_qp_event(qp, IB_EVENT_QP_ACCESS_ERR);
+	tbr_qp_set_error(qp);
+	return TBR_RESP_REM_ACCESS;
+}
+
+static void tbr_rx_complete(struct tbr_qp *qp, u64 wr_id,
+			    enum ib_wc_status status, u32 opcode, u32 byte_len,
+			    struct tbr_msg *msg)
+{
+	struct tbrdma_cqe cqe = {
+		.wr_id = wr_id,
+		.status = status,
+		.opcode = opcode,
+		.byte_len = byte_len,
+		.qp_num = qp->ibqp.qp_num,
+		.src_qp = msg->src_qpn,
+	};
+
+	if (status == IB_WC_SUCCESS &&
+	    (msg->opcode == IB_UVERBS_WR_SEND_WITH_IMM ||
+	     msg->opcode == IB_UVERBS_WR_RDMA_WRITE_WITH_IMM)) {
+		cqe.wc_flags |= TBRDMA_CQE_WITH_IMM;
+		cqe.imm_data = msg->imm_data;
+	}
+	if (msg->ah && status == IB_WC_SUCCESS) {
+		cqe.wc_flags |= TBRDMA_CQE_GRH;
+		cqe.network_hdr_type = ipv6_addr_v4mapped((struct in6_addr *)
+							   msg->ah->dgid.raw) ?
+				       RDMA_NETWORK_IPV4 : RDMA_NETWORK_IPV6;
+	}
+	if (tbr_cq_post(tbr_qp_rcq(qp), &cqe, qp, msg->solicited))
+		tbr_qp_set_error(qp);	/* CQ overrun */
+}
+
+/*
+ * Take the receive WQE a SEND or WRITE_WITH_IMM consumes.  0 with the WQE
+ * in msg->xfer->recv_wqe, or the answer to give when there is none.
+ */
+static int tbr_rx_take_wqe(struct tbr_qp *qp, struct tbr_msg *msg,
+			   enum tbr_resp *resp)
+{
+	struct tbrdma_recv_wqe *wqe = (void *)msg->xfer->recv_wqe;
+	struct tbr_recvq *rq = qp->srq ? &qp->srq->rq : &qp->rq;
+	int left = tbr_recvq_take(rq, wqe);
+
+	if (left >= 0) {
+		if (qp->srq)
+			tbr_srq_check_limit(qp->srq, left);
+		return 0;
+	}
+	if (left == -ENOENT) {
+		*resp = tbr_rx_reliable(qp) ? TBR_RESP_RNR : TBR_RESP_DROPPED;
+	} else if (left == -EINVAL) {
+		/* Consumed but malformed: it completes in error. */
+		tbr_rx_complete(qp, wqe->wr_id, IB_WC_LOC_QP_OP_ERR,
+				IB_WC_RECV, 0, msg);
+		tbr_qp_set_error(qp);
+		*resp = tbr_rx_reliable(qp) ? TBR_RESP_REM_OP : TBR_RESP_DROPPED;
+	} else {
+		/* User space wrote an impossible producer counter. */
+		tbr_qp_event(qp, IB_EVENT_QP_FATAL);
+		tbr_qp_set_error(qp);
+		*resp = tbr_rx_reliable(qp) ? TBR_RESP_REM_OP : TBR_RESP_DROPPED;
+	}
+	return -1;
+}
+
+/*
+ * The 40 bytes a UD receive buffer starts with: an IPv4 header in the last
+ * 20 bytes for IPv4 GIDs, else an IPv6 header (the GRH layout), as RoCEv2
+ * hardware delivers them and ib_init_ah_attr_from_wc() parses them.
+ */
+static void tbr_rx_build_grh(u8 *grh, const struct tbr_ah_info *ah, u64 len)
+{
+	const struct in6_addr *sgid = (const struct in6_addr *)ah->sgid.raw;
+	const struct in6_addr *dgid = (const struct in6_addr *)ah->dgid.raw;
+
+	memset(grh, 0, 40);
+	if (ipv6_addr_v4mapped(dgid)) {
+		struct iphdr *ip = (struct iphdr *)(grh + 20);
+
+		ip->version = 4;
+		ip->ihl = 5;
+		ip->tot_len = htons(sizeof(*ip) + 8 + len);
+		ip->ttl = 64;
+		ip->protocol = IPPROTO_UDP;
+		ip->saddr = sgid->s6_addr32[3];
+		ip->daddr = dgid->s6_addr32[3];
+		ip->check = ip_fast_csum((u8 *)ip, ip->ihl);
+	} else {
+		struct ipv6hdr *ip6 = (struct ipv6hdr *)grh;
+
+		ip6->version = 6;
+		ip6->payload_len = htons(8 + len);
+		ip6->nexthdr = IPPROTO_UDP;
+		ip6->hop_limit = 64;
+		ip6->saddr = *sgid;
+		ip6->daddr = *dgid;
+	}
+}
+
+static enum tbr_resp tbr_rx_send(struct tbr_qp *qp, struct tbr_msg *msg)
+{
+	struct tbrdma_recv_wqe *wqe = (void *)msg->xfer->recv_wqe;
+	struct tbr_sgl *dst = &msg->xfer->remote;
+	u32 hdr_len = msg->ah ? sizeof(msg->xfer->grh) : 0;
+	enum ib_wc_status status;
+	enum tbr_resp resp;
+
+	if (tbr_rx_take_wqe(qp, msg, &resp))
+		return resp;
+
+	status = tbr_sgl_resolve(dst, qp->tdev, qp->pdn,
+				 (struct tbrdma_sge *)(wqe + 1), wqe->num_sge,
+				 IB_ACCESS_LOCAL_WRITE);
+	if (status != IB_WC_SUCCESS) {
+		tbr_rx_complete(qp, wqe->wr_id, status, IB_WC_RECV, 0, msg);
+		tbr_qp_set_error(qp);
+		return tbr_rx_reliable(qp) ? TBR_RESP_REM_OP : TBR_RESP_DROPPED;
+	}
+	if (msg->length + hdr_len > dst->total) {
+		tbr_sgl_put(dst);
+		tbr_rx_complete(qp, wqe->wr_id, IB_WC_LOC_LEN_ERR, IB_WC_RECV,
+				0, msg);
+		if (!tbr_rx_reliable(qp))
+			return TBR_RESP_DROPPED;
+		tbr_qp_set_error(qp);
+		return TBR_RESP_REM_INV;
+	}
+
+	if (hdr_len) {
+		struct tbr_sgl grh;
+
+		tbr_rx_build_grh(msg->xfer->grh, msg->ah, msg->length);
+		tbr_sgl_kernel(&grh, msg->xfer->grh, hdr_len);
+		tbr_sgl_copy(dst, 0, &grh, hdr_len);
+	}
+	tbr_sgl_copy(dst, hdr_len, &msg->xfer->local, msg->length);
+	tbr_sgl_put(dst);
+	tbr_rx_complete(qp, wqe->wr_id, IB_WC_SUCCESS, IB_WC_RECV,
+			msg->length + hdr_len, msg);
+	return TBR_RESP_OK;
+}
+
+static enum tbr_resp tbr_rx_write(struct tbr_qp *qp, struct tbr_msg *msg)
+{
+	struct tbrdma_recv_wqe *wqe = (void *)msg->xfer->recv_wqe;
+	struct tbr_sgl *dst = &msg->xfer->remote;
+	enum tbr_resp resp;
+
+	if (!(qp->access & IB_ACCESS_REMOTE_WRITE) ||
+	    tbr_sgl_resolve_remote(dst, qp->tdev, qp->pdn, msg->rkey,
+				   msg->remote_addr, msg->length,
+				   IB_ACCESS_REMOTE_WRITE) != IB_WC_SUCCESS)
+		return tbr_rx_access_error(qp);
+
+	/* The key is good; only now may the immediate consume a WQE. */
+	if (msg->opcode == IB_UVERBS_WR_RDMA_WRITE_WITH_IMM &&
+	    tbr_rx_take_wqe(qp, msg, &resp)) {
+		tbr_sgl_put(dst);
+		return resp;
+	}
+	tbr_sgl_copy(dst, 0, &msg->xfer->local, msg->length);
+	tbr_sgl_put(dst);
+	if (msg->opcode == IB_UVERBS_WR_RDMA_WRITE_WITH_IMM)
+		tbr_rx_complete(qp, wqe->wr_id, IB_WC_SUCCESS,
+				IB_WC_RECV_RDMA_WITH_IMM, msg->length, msg);
+	return TBR_RESP_OK;
+}
+
+static enum tbr_resp tbr_rx_read(struct tbr_qp *qp, struct tbr_msg *msg)
+{
+	struct tbr_sgl *src = &msg->xfer->remote;
+
+	if (!(qp->access & IB_ACCESS_REMOTE_READ) ||
+	    tbr_sgl_resolve_remote(src, qp->tdev, qp->pdn, msg->rkey,
+				   msg->remote_addr, msg->length,
+				   IB_ACCESS_REMOTE_READ) != IB_WC_SUCCESS)
+		return tbr_rx_access_error(qp);
+	tbr_sgl_copy(&msg->xfer->local, 0, src, msg->length);
+	tbr_sgl_put(src);
+	return TBR_RESP_OK;
+}
+
+/* Real atomic instructions: atomic against each other and against CPUs. */
+static enum tbr_resp tbr_rx_atomic(struct tbr_qp *qp, struct tbr_msg *msg)
+{
+	struct tbr_sgl *target = &msg->xfer->remote;
+	u64 *p;
+
+	if (msg->remote_addr & 7)
+		return tbr_rx_reliable(qp) ? TBR_RESP_REM_INV : TBR_RESP_DROPPED;
+	if (!(qp->access & IB_ACCESS_REMOTE_ATOMIC) ||
+	    tbr_sgl_resolve_remote(target, qp->tdev, qp->pdn, msg->rkey,
+				   msg->remote_addr, sizeof(u64),
+				   IB_ACCESS_REMOTE_ATOMIC) != IB_WC_SUCCESS)
+		return tbr_rx_access_error(qp);
+
+	/* Aligned and 8 bytes long: never crosses a page. */
+	p = tbr_sgl_u64(target);
+	if (msg->opcode == IB_UVERBS_WR_ATOMIC_CMP_AND_SWP)
+		msg->xfer->atomic_orig = cmpxchg64(p, msg->compare_add,
+						   msg->swap);
+	else
+		msg->xfer->atomic_orig = atomic64_fetch_add(msg->compare_add,
+							    (atomic64_t *)p);
+	tbr_sgl_put(target);
+	return TBR_RESP_OK;
+}
+
+enum tbr_resp tbr_rx_message(struct tbr_qp *qp, struct tbr_msg *msg)
+{
+	switch (READ_ONCE(qp->state)) {
+	case IB_QPS_RTR:
+	case IB_QPS_RTS:
+	case IB_QPS_SQD:
+	case IB_QPS_SQE:
+		break;
+	default:	/* not receiving: the request goes unanswered */
+		return tbr_rx_reliable(qp) ? TBR_RESP_NO_QP : TBR_RESP_DROPPED;
+	}
+
+	switch (msg->opcode) {
+	case IB_UVERBS_WR_SEND:
+	case IB_UVERBS_WR_SEND_WITH_IMM:
+		return tbr_rx_send(qp, msg);
+	case IB_UVERBS_WR_RDMA_WRITE:
+	case IB_UVERBS_WR_RDMA_WRITE_WITH_IMM:
+		return tbr_rx_write(qp, msg);
+	case IB_UVERBS_WR_RDMA_READ:
+		return tbr_rx_read(qp, msg);
+	case IB_UVERBS_WR_ATOMIC_CMP_AND_SWP:
+	case IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD:
+		return tbr_rx_atomic(qp, msg);
+	default:
+		return tbr_rx_reliable(qp) ? TBR_RESP_REM_INV : TBR_RESP_DROPPED;
+	}
+}

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Scatter/gather lists resolved against memory regions: what the send
+ * engine and the responder move bytes between.  A segment either lies in a
+ * referenced MR or, for inline data, in a kernel buffer.
+ */
+#ifndef TBRDMA_SGL_H
+#define TBRDMA_SGL_H
+
+#include "tbrdma.h"
+
+struct tbr_seg {
+	struct tbr_mr *mr;	/* NULL: kernel buffer at (void *)addr */
+	u64 addr;
+	u32 len;
+};
+
+struct tbr_sgl {
+	u32 nseg;
+	u64 total;
+	struct tbr_seg seg[TBR_MAX_SGE];
+};
+
+/*
+ * Resolve @num SGEs against local MRs of PD @pdn needing @access.  Returns
+ * IB_WC_SUCCESS, or the completion status to report (nothing held then).
+ */
+enum ib_wc_status tbr_sgl_resolve(struct tbr_sgl *sgl, struct tbr_dev *tdev,
+				  u32 pdn, const struct tbrdma_sge *sge,
+				  u32 num, int access);
+
+/* One segment in the MR named by a remote key. */
+enum ib_wc_status tbr_sgl_resolve_remote(struct tbr_sgl *sgl,
+					 struct tbr_dev *tdev, u32 pdn,
+					 u32 rkey, u64 addr, u64 len,
+					 int access);
+
+/* One segment in a kernel buffer (inline data, atomic results). */
+void tbr_sgl_kernel(struct tbr_sgl *sgl, void *buf, u32 len);
+
+void tbr_sgl_put(struct tbr_sgl *sgl);
+
+/* Copy @len bytes from @src to @dst; both are at least @len long. */
+void tbr_sgl_copy(struct tbr_sgl *dst, u64 dst_off, const struct tbr_sgl *src,
+		  u64 len);
+
+/* The kernel address of the 8 bytes at the start of a one-segment list. */
+u64 *tbr_sgl_u64(const struct tbr_sgl *sgl);
+
+#endif /* TBRDMA_SGL_H */

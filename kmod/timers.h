@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The verbs spec's encoded timer values.  Pure arithmetic, shared with the
+ * host unit tests.
+ */
+#ifndef TBRDMA_TIMERS_H
+#define TBRDMA_TIMERS_H
+
+/*
+ * min_rnr_timer (5 bits): how long a requester waits after an RNR NAK, in
+ * microseconds.  Code 0 is the longest wait (655.36 ms), codes 1..31 grow
+ * from 10 us to 491.52 ms.
+ */
+static inline unsigned int tbr_rnr_timer_us(unsigned int code)
+{
+	static const unsigned short tens_of_us[32] = {
+		0, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192,
+		256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096, 6144, 8192,
+		12288, 16384, 24576, 32768, 49152,
+	};
+
+	code &= 31;
+	return code ? tens_of_us[code] * 10U : 655360U;
+}
+
+/* rnr_retry 7 means "retry for ever". */
+#define TBR_RNR_RETRY_INFINITE	7
+
+#endif /* TBRDMA_TIMERS_H */

@@ -1,0 +1,387 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The send engine: takes WQEs from a QP's send queue in order, copies each
+ * out of the ring before looking at it, validates it, resolves its local
+ * keys, hands the message to the transport and writes the requester's
+ * completion.  A user doorbell runs the engine in the calling thread (the
+ * lowest latency); kernel consumers' posts, state changes and RNR timers
+ * run it from a workqueue.  One thread at a time runs a QP's engine.
+ */
+#include <linux/sched.h>
+
+#include "msg.h"
+#include "timers.h"
+
+/* An answer the responder cannot give yet: wait, then execute again. */
+#define TBR_TX_RNR_WAIT		(-1)
+
+static bool tbr_opcode_allowed(enum ib_qp_type type, u32 opcode)
+{
+	switch (opcode) {
+	case IB_UVERBS_WR_SEND:
+	case IB_UVERBS_WR_SEND_WITH_IMM:
+		return true;
+	case IB_UVERBS_WR_RDMA_WRITE:
+	case IB_UVERBS_WR_RDMA_WRITE_WITH_IMM:
+		return type == IB_QPT_RC || type == IB_QPT_UC;
+	case IB_UVERBS_WR_RDMA_READ:
+	case IB_UVERBS_WR_ATOMIC_CMP_AND_SWP:
+	case IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD:
+		return type == IB_QPT_RC;
+	default:
+		return false;
+	}
+}
+
+static enum ib_wc_opcode tbr_wc_opcode(u32 opcode)
+{
+	switch (opcode) {
+	case IB_UVERBS_WR_RDMA_WRITE:
+	case IB_UVERBS_WR_RDMA_WRITE_WITH_IMM:
+		return IB_WC_RDMA_WRITE;
+	case IB_UVERBS_WR_RDMA_READ:
+		return IB_WC_RDMA_READ;
+	case IB_UVERBS_WR_ATOMIC_CMP_AND_SWP:
+		return IB_WC_COMP_SWAP;
+	case IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD:
+		return IB_WC_FETCH_ADD;
+	default:
+		return IB_WC_SEND;
+	}
+}
+
+static enum ib_wc_status tbr_resp_status(enum tbr_resp resp)
+{
+	switch (resp) {
+	case TBR_RESP_OK:
+	case TBR_RESP_DROPPED:		/* UC/UD: unreliable by definition */
+		return IB_WC_SUCCESS;
+	case TBR_RESP_REM_ACCESS:
+		return IB_WC_REM_ACCESS_ERR;
+	case TBR_RESP_REM_INV:
+		return IB_WC_REM_INV_REQ_ERR;
+	case TBR_RESP_REM_OP:
+		return IB_WC_REM_OP_ERR;
+	case TBR_RESP_RNR:
+		return IB_WC_RNR_RETRY_EXC_ERR;
+	case TBR_RESP_NO_QP:
+	default:
+		return IB_WC_RETRY_EXC_ERR;
+	}
+}
+
+/* The local memory of the WQE: inline bytes or SGEs resolved to MRs. */
+static enum ib_wc_status tbr_tx_local(struct tbr_qp *qp,
+				      struct tbrdma_send_wqe *wqe,
+				      struct tbr_sgl *local)
+{
+	bool reads_in = wqe->opcode == IB_UVERBS_WR_RDMA_READ ||
+			wqe->opcode == IB_UVERBS_WR_ATOMIC_CMP_AND_SWP ||
+			wqe->opcode == IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD;
+
+	if (wqe->send_flags & TBRDMA_WQE_INLINE) {
+		if (reads_in || wqe->inline_len > qp->max_inline)
+			return IB_WC_LOC_QP_OP_ERR;
+		tbr_sgl_kernel(local, wqe + 1, wqe->inline_len);
+		return IB_WC_SUCCESS;
+	}
+	if (wqe->num_sge > qp->max_send_sge)
+		return IB_WC_LOC_QP_OP_ERR;
+	return tbr_sgl_resolve(local, qp->tdev, qp->pdn,
+			       (struct tbrdma_sge *)(wqe + 1), wqe->num_sge,
+			       reads_in ? IB_ACCESS_LOCAL_WRITE : 0);
+}
+
+/* Fill @msg for a UD send; false when the AH is not usable by this QP. */
+static bool tbr_tx_ud(struct tbr_qp *qp, struct tbrdma_send_wqe *wqe,
+		      struct tbr_msg *msg, struct tbr_ah_info *ah)
+{
+	if (!tbr_ah_lookup(qp->tdev, wqe->wr.ud.ah, qp->pdn, ah))
+		return false;
+	msg->ah = ah;
+	/* A Q_Key with the high bit set means "use the QP's own". */
+	msg->qkey = (wqe->wr.ud.remote_qkey & 0x80000000) ? READ_ONCE(qp->qkey) :
+							    wqe->wr.ud.remote_qkey;
+	return true;
+}
+
+/* Execute one WQE: a completion status, or TBR_TX_RNR_WAIT. */
+static int tbr_tx_execute(struct tbr_qp *qp, struct tbrdma_send_wqe *wqe,
+			  u32 *byte_len)
+{
+	struct tbr_xfer *xfer = qp->xfer;
+	bool ud = qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI;
+	struct tbr_msg msg = {
+		.opcode = wqe->opcode,
+		.solicited = wqe->send_flags & TBRDMA_WQE_SOLICITED,
+		.imm_data = wqe->imm_data,
+		.src_qpn = qp->ibqp.qp_num,
+		.xfer = xfer,
+	};
+	struct tbr_ah_info ah;
+	enum ib_wc_status status;
+	enum tbr_resp resp;
+	u32 dst_qpn;
+
+	if (!tbr_opcode_allowed(qp->ibqp.qp_type, wqe->opcode))
+		return IB_WC_LOC_QP_OP_ERR;
+	status = tbr_tx_local(qp, wqe, &xfer->local);
+	if (status != IB_WC_SUCCESS)
+		return status;
+	msg.length = xfer->local.total;
+
+	if (ud) {
+		status = IB_WC_LOC_QP_OP_ERR;
+		if (!tbr_tx_ud(qp, wqe, &msg, &ah))
+			goto out;
+		status = IB_WC_LOC_LEN_ERR;
+		if (msg.length > ib_mtu_enum_to_int(IB_MTU_4096))
+			goto out;
+		dst_qpn = wqe->wr.ud.remote_qpn;
+	} else {
+		dst_qpn = READ_ONCE(qp->dest_qpn);
+	}
+
+	switch (wqe->opcode) {
+	case IB_UVERBS_WR_RDMA_WRITE:
+	case IB_UVERBS_WR_RDMA_WRITE_WITH_IMM:
+	case IB_UVERBS_WR_RDMA_READ:
+		msg.remote_addr = wqe->wr.rdma.remote_addr;
+		msg.rkey = wqe->wr.rdma.rkey;
+		break;
+	case IB_UVERBS_WR_ATOMIC_CMP_AND_SWP:
+	case IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD:
+		status = IB_WC_LOC_LEN_ERR;
+		if (msg.length < sizeof(u64))
+			goto out;
+		msg.length = sizeof(u64);
+		msg.remote_addr = wqe->wr.atomic.remote_addr;
+		msg.rkey = wqe->wr.atomic.rkey;
+		msg.compare_add = wqe->wr.atomic.compare_add;
+		msg.swap = wqe->wr.atomic.swap;
+		break;
+	}
+
+	resp = tbr_loopback_deliver(qp, dst_qpn, &msg);
+	if (resp == TBR_RESP_RNR) {
+		tbr_sgl_put(&xfer->local);
+		return TBR_TX_RNR_WAIT;
+	}
+	status = tbr_resp_status(resp);
+	if (status == IB_WC_SUCCESS && msg.length == sizeof(u64) &&
+	    (wqe->opcode == IB_UVERBS_WR_ATOMIC_CMP_AND_SWP ||
+	     wqe->opcode == IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD)) {
+		struct tbr_sgl orig;
+
+		tbr_sgl_kernel(&orig, &xfer->atomic_orig, sizeof(u64));
+		tbr_sgl_copy(&xfer->local, 0, &orig, sizeof(u64));
+	}
+	*byte_len = msg.length;
+out:
+	tbr_sgl_put(&xfer->local);
+	return status;
+}
+
+static void tbr_tx_complete(struct tbr_qp *qp, u64 wr_id, u32 opcode,
+			    enum ib_wc_status status, u32 byte_len)
+{
+	struct tbrdma_cqe cqe = {
+		.wr_id = wr_id,
+		.status = status,
+		.opcode = tbr_wc_opcode(opcode),
+		.byte_len = byte_len,
+		.qp_num = qp->ibqp.qp_num,
+	};
+
+	if (tbr_cq_post(tbr_qp_scq(qp), &cqe, qp, false))
+		tbr_qp_set_error(qp);	/* CQ overrun */
+}
+
+/* A failed WQE: RC QPs go to error, UC/UD QPs to send queue error. */
+static void tbr_tx_fail(struct tbr_qp *qp)
+{
+	unsigned long flags;
+
+	if (qp->ibqp.qp_type == IB_QPT_RC) {
+		tbr_qp_set_error(qp);
+		return;
+	}
+	spin_lock_irqsave(&qp->state_lock, flags);
+	if (qp->state == IB_QPS_RTS)
+		qp->state = IB_QPS_SQE;
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+}
+
+/* The head WQE got an RNR NAK: wait and retry, or give up. */
+static bool tbr_tx_rnr(struct tbr_qp *qp)
+{
+	if (qp->rnr_retry != TBR_RNR_RETRY_INFINITE) {
+		if (!qp->rnr_left)
+			return false;
+		qp->rnr_left--;
+	}
+	qp->rnr_wait = true;
+	hrtimer_start(&qp->rnr_timer,
+		      ns_to_ktime(tbr_rnr_timer_us(qp->min_rnr_timer) * NSEC_PER_USEC),
+		      HRTIMER_MODE_REL);
+	return true;
+}
+
+/* Complete every WQE left in the SQ with a flush error (QP in ERR or SQE). */
+static void tbr_tx_flush_one(struct tbr_qp *qp)
+{
+	struct tbrdma_send_wqe *slot = tbr_queue_slot(&qp->sq, qp->sq.kidx);
+
+	tbr_tx_complete(qp, READ_ONCE(slot->wr_id), READ_ONCE(slot->opcode),
+			IB_WC_WR_FLUSH_ERR, 0);
+	tbr_queue_consume(&qp->sq);
+}
+
+static void tbr_tx_sq_drained(struct tbr_qp *qp)
+{
+	unsigned long flags;
+	bool notify;
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	notify = qp->state == IB_QPS_SQD && qp->sq_drained_notify;
+	if (notify)
+		qp->sq_drained_notify = false;
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+	if (notify)
+		tbr_qp_event(qp, IB_EVENT_SQ_DRAINED);
+}
+
+/*
+ * Is there a WQE to act on?  When the SQ looks empty, clear KERNEL_ACTIVE
+ * and look once more: user space publishes its producer before it reads
+ * the flag, so either we see its WQE now or it sees the flag clear and
+ * rings the doorbell.
+ */
+static int tbr_tx_next(struct tbr_qp *qp)
+{
+	struct tbrdma_queue_hdr *hdr = qp->sq.hdr;
+	int ready = tbr_queue_ready(&qp->sq);
+
+	if (ready)
+		return ready;
+	WRITE_ONCE(hdr->flags, 0);
+	/* Flag store before producer load; user space does the mirror image. */
+	smp_mb();
+	ready = tbr_queue_ready(&qp->sq);
+	if (ready)
+		WRITE_ONCE(hdr->flags, TBRDMA_SQ_FLAG_KERNEL_ACTIVE);
+	return ready;
+}
+
+static void tbr_tx_process(struct tbr_qp *qp)
+{
+	struct tbrdma_send_wqe *wqe = qp->wqe;
+	enum ib_qp_state state;
+	u32 byte_len;
+	int ready, status;
+
+	if (READ_ONCE(qp->destroyed) || qp->rnr_wait)
+		return;
+	WRITE_ONCE(qp->sq.hdr->flags, TBRDMA_SQ_FLAG_KERNEL_ACTIVE);
+
+	for (;;) {
+		ready = tbr_tx_next(qp);
+		if (ready < 0) {	/* user space corrupted the producer */
+			WRITE_ONCE(qp->sq.hdr->flags, 0);
+			tbr_qp_event(qp, IB_EVENT_QP_FATAL);
+			tbr_qp_set_error(qp);
+			return;
+		}
+		if (!ready || READ_ONCE(qp->destroyed))
+			break;
+
+		state = READ_ONCE(qp->state);
+		if (state == IB_QPS_ERR || state == IB_QPS_SQE) {
+			tbr_tx_flush_one(qp);
+			continue;
+		}
+		if (state != IB_QPS_RTS)	/* not yet ready, or draining */
+			break;
+
+		/* From here on only our private copy is looked at. */
+		memcpy(wqe, tbr_queue_slot(&qp->sq, qp->sq.kidx),
+		       qp->sq.slot_size);
+		byte_len = 0;
+		status = tbr_tx_execute(qp, wqe, &byte_len);
+		if (status == TBR_TX_RNR_WAIT) {
+			if (tbr_tx_rnr(qp))
+				return;		/* KERNEL_ACTIVE stays set */
+			status = IB_WC_RNR_RETRY_EXC_ERR;
+		}
+		qp->rnr_left = qp->rnr_retry;
+		if (status != IB_WC_SUCCESS || qp->sq_sig_all ||
+		    (wqe->send_flags & TBRDMA_WQE_SIGNALED))
+			tbr_tx_complete(qp, wqe->wr_id, wqe->opcode, status,
+					byte_len);
+		tbr_queue_consume(&qp->sq);
+		if (status != IB_WC_SUCCESS)
+			tbr_tx_fail(qp);
+		cond_resched();
+	}
+	WRITE_ONCE(qp->sq.hdr->flags, 0);
+	tbr_tx_sq_drained(qp);
+}
+
+/*
+ * Run the engine, in process context.  Whoever finds it running leaves a
+ * PENDING mark, and the running thread goes round once more before it
+ * lets go, so no request is ever left behind.
+ */
+void tbr_tx_kick(struct tbr_qp *qp)
+{
+	set_bit(TBR_TX_PENDING, &qp->tx_flags);
+	while (!test_and_set_bit_lock(TBR_TX_RUNNING, &qp->tx_flags)) {
+		clear_bit(TBR_TX_PENDING, &qp->tx_flags);
+		tbr_tx_process(qp);
+		clear_bit_unlock(TBR_TX_RUNNING, &qp->tx_flags);
+		/* RUNNING cleared before PENDING read; kickers do the reverse. */
+		smp_mb__after_atomic();
+		if (!test_bit(TBR_TX_PENDING, &qp->tx_flags))
+			break;
+	}
+}
+
+void tbr_tx_schedule(struct tbr_qp *qp)
+{
+	if (!READ_ONCE(qp->destroyed))
+		queue_work(tbr_wq, &qp->tx_work);
+}
+
+static void tbr_tx_work(struct work_struct *work)
+{
+	tbr_tx_kick(container_of(work, struct tbr_qp, tx_work));
+}
+
+static enum hrtimer_restart tbr_tx_rnr_timer(struct hrtimer *timer)
+{
+	struct tbr_qp *qp = container_of(timer, struct tbr_qp, rnr_timer);
+
+	WRITE_ONCE(qp->rnr_wait, false);
+	tbr_tx_schedule(qp);
+	return HRTIMER_NORESTART;
+}
+
+void tbr_tx_init(struct tbr_qp *qp)
+{
+	INIT_WORK(&qp->tx_work, tbr_tx_work);
+	hrtimer_init(&qp->rnr_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+	qp->rnr_timer.function = tbr_tx_rnr_timer;
+}
+
+/* Destroy: after this the engine never runs again for @qp. */
+void tbr_tx_stop(struct tbr_qp *qp)
+{
+	WRITE_ONCE(qp->destroyed, true);
+	do {
+		hrtimer_cancel(&qp->rnr_timer);
+		cancel_work_sync(&qp->tx_work);
+		while (test_bit(TBR_TX_RUNNING, &qp->tx_flags))
+			cond_resched();
+		/* A run that had started may have armed the timer again. */
+	} while (hrtimer_active(&qp->rnr_timer) || work_pending(&qp->tx_work));
+}
