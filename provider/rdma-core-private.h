@@ -15,6 +15,11 @@
  *                          prototypes of the exported helpers.
  *   libibverbs/kern-abi.h  command structs = ib_uverbs_cmd_hdr followed by
  *                          the kernel's core payload (DECLARE_CMD).
+ *   libibverbs/cmd.c, cmd_cq.c, cmd_qp.c, cmd_srq.c
+ *                          ibv_cmd_* prototypes and how they place driver
+ *                          data: requests past sizeof(*cmd), responses
+ *                          past sizeof(core response) (_write_set_uhw).
+ *   providers/rxe/rxe.c    the zero-WR POST_SEND write() used as doorbell.
  *   libibverbs/init.c      how match_table / match_device / the ABI range
  *                          and alloc_device are used when devices are found.
  *   libibverbs/sysfs.c,    ibdev_path is "<sysfs>/class/infiniband/<ibdev>"
@@ -147,9 +152,54 @@ static inline struct verbs_device *verbs_get_device(const struct ibv_device *dev
 				       offsetof(struct verbs_device, device));
 }
 
-/* ---- per-context operations (driver.h) --------------------------------- */
+/* ---- memory regions (driver.h) ----------------------------------------- */
 
-struct verbs_mr;	/* only used through pointers here */
+/* verbs_mr.mr_type; libibverbs' ibv_dereg_mr() reads it (fork handling). */
+enum ibv_mr_type {
+	IBV_MR_TYPE_MR,
+	IBV_MR_TYPE_NULL_MR,
+	IBV_MR_TYPE_IMPORTED_MR,
+	IBV_MR_TYPE_DMABUF_MR,
+};
+
+/* What a provider's reg_mr returns (as &vmr->ibv_mr) and dereg_mr gets.
+ * ibv_cmd_reg_mr() fills all of it. */
+struct verbs_mr {
+	struct ibv_mr ibv_mr;	/* must stay first */
+	enum ibv_mr_type mr_type;
+	int access;
+};
+
+/* ---- queue pairs (driver.h) -------------------------------------------- */
+
+struct verbs_xrcd;	/* XRC domains: not supported, only pointed to */
+
+/* verbs_qp.comp_mask.  libibverbs' ibv_qp_to_qp_ex() (IBVERBS_1.6) returns
+ * &vqp->qp_ex only when VERBS_QP_EX is set, else NULL; objdump of v44's
+ * libibverbs.so.1 shows `testb $0x2, 0x160(%rdi)`, i.e. this bit at
+ * offset sizeof(struct ibv_qp_ex) == 352 (LP64). */
+enum verbs_qp_mask {
+	VERBS_QP_XRCD = 1 << 0,
+	VERBS_QP_EX = 1 << 1,
+};
+
+/*
+ * What a provider's QP struct starts with, for every QP: libibverbs casts
+ * any struct ibv_qp * to it (ibv_qp_to_qp_ex), so even QPs created by the
+ * old create_qp must have a zeroed comp_mask here.  ibv_cmd_create_qp_ex()
+ * fills qp (handle, qp_num, context, pd, cqs, state, mutex/cond) and resets
+ * comp_mask; the provider then sets VERBS_QP_EX and the qp_ex.wr_* ops.
+ */
+struct verbs_qp {
+	union {
+		struct ibv_qp qp;
+		struct ibv_qp_ex qp_ex;	/* qp_ex.qp_base is qp */
+	};
+	uint32_t comp_mask;
+	struct verbs_xrcd *xrcd;
+};
+
+/* ---- per-context operations (driver.h) --------------------------------- */
 
 /*
  * Every op a provider can implement, in the exact v44 order (alphabetical).
@@ -320,6 +370,19 @@ struct verbs_context_ops {
 TBRDMA_DECLARE_UVERBS_CMD(ibv_get_context, ib_uverbs_get_context);
 TBRDMA_DECLARE_UVERBS_CMD(ibv_query_port, ib_uverbs_query_port);
 TBRDMA_DECLARE_UVERBS_CMD(ibv_alloc_pd, ib_uverbs_alloc_pd);
+/* The data-path objects (v44 kern-abi.h DECLARE_CMD/DECLARE_CMDX lines of
+ * the same names).  ibv_post_send is only used as the doorbell. */
+TBRDMA_DECLARE_UVERBS_CMD(ibv_create_cq, ib_uverbs_create_cq);
+TBRDMA_DECLARE_UVERBS_CMD(ibv_resize_cq, ib_uverbs_resize_cq);
+TBRDMA_DECLARE_UVERBS_CMD(ibv_create_qp, ib_uverbs_create_qp);
+TBRDMA_DECLARE_UVERBS_CMD(ibv_modify_qp, ib_uverbs_modify_qp);
+TBRDMA_DECLARE_UVERBS_CMD(ibv_query_qp, ib_uverbs_query_qp);
+TBRDMA_DECLARE_UVERBS_CMD(ibv_create_srq, ib_uverbs_create_srq);
+TBRDMA_DECLARE_UVERBS_CMD(ibv_modify_srq, ib_uverbs_modify_srq);
+TBRDMA_DECLARE_UVERBS_CMD(ibv_query_srq, ib_uverbs_query_srq);
+TBRDMA_DECLARE_UVERBS_CMD(ibv_reg_mr, ib_uverbs_reg_mr);
+TBRDMA_DECLARE_UVERBS_CMD(ibv_create_ah, ib_uverbs_create_ah);
+TBRDMA_DECLARE_UVERBS_CMD(ibv_post_send, ib_uverbs_post_send);
 
 /*
  * Extended (_ex) commands put ib_uverbs_ex_cmd_hdr after the basic header
@@ -371,6 +434,75 @@ int ibv_cmd_alloc_pd(struct ibv_context *context, struct ibv_pd *pd,
 		     struct ib_uverbs_alloc_pd_resp *resp, size_t resp_size);
 int ibv_cmd_dealloc_pd(struct ibv_pd *pd);
 
+/*
+ * The data-path object commands (v44 driver.h; cmd.c, cmd_cq.c, cmd_qp.c,
+ * cmd_srq.c, cmd_mr.c, cmd_ah.c).  cmd/cmd_size: the request, of which the
+ * bytes past sizeof(*cmd) are driver data (we send none); resp/resp_size:
+ * the core response followed directly by the driver's response data (the
+ * bytes past sizeof(*resp)).  The helpers fill the handle and the object
+ * fields libibverbs owns (context, handle, qp_num, cqe, lkey/rkey, the
+ * qp/srq mutex and cond, ...), and the caps the kernel granted in *attr.
+ */
+int ibv_cmd_create_cq(struct ibv_context *context, int cqe,
+		      struct ibv_comp_channel *channel, int comp_vector,
+		      struct ibv_cq *cq, struct ibv_create_cq *cmd,
+		      size_t cmd_size, struct ib_uverbs_create_cq_resp *resp,
+		      size_t resp_size);
+int ibv_cmd_resize_cq(struct ibv_cq *cq, int cqe, struct ibv_resize_cq *cmd,
+		      size_t cmd_size, struct ib_uverbs_resize_cq_resp *resp,
+		      size_t resp_size);
+/* Also waits until every event reported for the CQ has been acked. */
+int ibv_cmd_destroy_cq(struct ibv_cq *cq);
+
+/*
+ * v44 cmd_qp.c: what ibv_cmd_create_qp does (same cmd and resp types, same
+ * ibv_icmd_create_qp underneath, so our driver data lands behind
+ * ib_uverbs_create_qp_resp exactly as there), for a verbs_qp and an
+ * ibv_qp_init_attr_ex; both of our create_qp entry points use it, so
+ * ibv_cmd_create_qp is not declared here.  Accepts only
+ * comp_mask bits PD | XRCD | SEND_OPS_FLAGS (else EINVAL); send_ops_flags
+ * are not passed to the kernel.  Writes the granted caps to attr_ex->cap.
+ * (ibv_cmd_create_qp_ex2 would take struct ibv_create_qp_ex and a 40-byte
+ * ib_uverbs_ex_create_qp_resp core instead; not used.)
+ */
+int ibv_cmd_create_qp_ex(struct ibv_context *context, struct verbs_qp *qp,
+			 struct ibv_qp_init_attr_ex *attr_ex,
+			 struct ibv_create_qp *cmd, size_t cmd_size,
+			 struct ib_uverbs_create_qp_resp *resp,
+			 size_t resp_size);
+int ibv_cmd_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
+		      int attr_mask, struct ibv_modify_qp *cmd,
+		      size_t cmd_size);
+int ibv_cmd_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *qp_attr,
+		     int attr_mask, struct ibv_qp_init_attr *qp_init_attr,
+		     struct ibv_query_qp *cmd, size_t cmd_size);
+int ibv_cmd_destroy_qp(struct ibv_qp *qp);
+
+int ibv_cmd_create_srq(struct ibv_pd *pd, struct ibv_srq *srq,
+		       struct ibv_srq_init_attr *attr,
+		       struct ibv_create_srq *cmd, size_t cmd_size,
+		       struct ib_uverbs_create_srq_resp *resp,
+		       size_t resp_size);
+int ibv_cmd_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
+		       int srq_attr_mask, struct ibv_modify_srq *cmd,
+		       size_t cmd_size);
+int ibv_cmd_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
+		      struct ibv_query_srq *cmd, size_t cmd_size);
+int ibv_cmd_destroy_srq(struct ibv_srq *srq);
+
+/* v44: the iova (hca_va) and access come before vmr. */
+int ibv_cmd_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
+		   uint64_t hca_va, int access, struct verbs_mr *vmr,
+		   struct ibv_reg_mr *cmd, size_t cmd_size,
+		   struct ib_uverbs_reg_mr_resp *resp, size_t resp_size);
+int ibv_cmd_dereg_mr(struct verbs_mr *vmr);
+
+/* v44: no request buffer; the helper builds CREATE_AH itself. */
+int ibv_cmd_create_ah(struct ibv_pd *pd, struct ibv_ah *ah,
+		      struct ibv_ah_attr *attr,
+		      struct ib_uverbs_create_ah_resp *resp, size_t resp_size);
+int ibv_cmd_destroy_ah(struct ibv_ah *ah);
+
 /* Exported as IBVERBS_1.0 but only declared in the private header: the sysfs
  * root libibverbs uses ("/sys", or $SYSFS_PATH when not setuid). */
 const char *ibv_get_sysfs_path(void);
@@ -399,6 +531,12 @@ _Static_assert(VERBS_OP_INDEX(query_device_ex) == 58, "query_device_ex slot");
 _Static_assert(VERBS_OP_INDEX(query_port) == 60, "query_port slot");
 _Static_assert(VERBS_OP_INDEX(unimport_pd) == 75, "last op");
 
+_Static_assert(offsetof(struct verbs_qp, qp) == 0 &&
+		       offsetof(struct verbs_qp, qp_ex) == 0 &&
+		       offsetof(struct ibv_qp_ex, qp_base) == 0,
+	       "verbs_qp starts with ibv_qp, which starts ibv_qp_ex");
+_Static_assert(offsetof(struct verbs_qp, comp_mask) == sizeof(struct ibv_qp_ex),
+	       "verbs_qp.comp_mask follows the union");
 _Static_assert(offsetof(struct verbs_device, device) == 0,
 	       "ibv_device must start verbs_device");
 _Static_assert(sizeof(struct rdmacore_list_node) == 2 * sizeof(void *),
@@ -412,6 +550,32 @@ _Static_assert(sizeof(struct ibv_query_port) == 24, "QUERY_PORT request");
 _Static_assert(sizeof(struct ibv_alloc_pd) == 16, "ALLOC_PD request");
 _Static_assert(offsetof(struct ibv_query_port, core_payload.port_num) == 16,
 	       "QUERY_PORT port_num, written by ibv_cmd_query_port");
+_Static_assert(sizeof(struct ibv_create_cq) == 40, "CREATE_CQ request");
+_Static_assert(sizeof(struct ibv_resize_cq) == 24, "RESIZE_CQ request");
+_Static_assert(sizeof(struct ibv_create_qp) == 64, "CREATE_QP request");
+_Static_assert(sizeof(struct ibv_modify_qp) == 120, "MODIFY_QP request");
+_Static_assert(sizeof(struct ibv_query_qp) == 24, "QUERY_QP request");
+_Static_assert(sizeof(struct ibv_create_srq) == 40, "CREATE_SRQ request");
+_Static_assert(sizeof(struct ibv_modify_srq) == 24, "MODIFY_SRQ request");
+_Static_assert(sizeof(struct ibv_query_srq) == 24, "QUERY_SRQ request");
+_Static_assert(sizeof(struct ibv_reg_mr) == 48, "REG_MR request");
+_Static_assert(sizeof(struct ibv_create_ah) == 64, "CREATE_AH request");
+/* The doorbell: 32 bytes, in_words 8. */
+_Static_assert(sizeof(struct ibv_post_send) == 32, "POST_SEND request");
+_Static_assert(offsetof(struct ibv_post_send, core_payload.response) == 8,
+	       "POST_SEND response pointer right after the header");
+_Static_assert(sizeof(struct ib_uverbs_post_send_resp) == 4,
+	       "POST_SEND response");
+_Static_assert(sizeof(struct ib_uverbs_send_wr) == 56, "uverbs send WR");
+/* Core responses: the driver data starts right after these. */
+_Static_assert(sizeof(struct ib_uverbs_create_cq_resp) == 8, "CREATE_CQ resp");
+_Static_assert(sizeof(struct ib_uverbs_resize_cq_resp) == 8, "RESIZE_CQ resp");
+_Static_assert(sizeof(struct ib_uverbs_create_qp_resp) == 32, "CREATE_QP resp");
+_Static_assert(sizeof(struct ib_uverbs_create_srq_resp) == 16,
+	       "CREATE_SRQ resp");
+_Static_assert(sizeof(struct ib_uverbs_create_ah_resp) == 4, "CREATE_AH resp");
+_Static_assert(sizeof(struct ib_uverbs_reg_mr_resp) == 12, "REG_MR resp");
+_Static_assert(offsetof(struct verbs_mr, ibv_mr) == 0, "verbs_mr starts with ibv_mr");
 _Static_assert(sizeof(struct ib_uverbs_get_context_resp) == 8,
 	       "GET_CONTEXT core response");
 _Static_assert(sizeof(struct ib_uverbs_alloc_pd_resp) == 4,
@@ -430,6 +594,10 @@ _Static_assert(offsetof(struct verbs_device_ops, match_device) == 32,
 _Static_assert(offsetof(struct verbs_device_ops, alloc_device) == 56,
 	       "alloc_device");
 _Static_assert(sizeof(struct verbs_device_ops) == 72, "verbs_device_ops size");
+/* libibverbs 44 tests VERBS_QP_EX at byte 0x160 of the QP (see above). */
+_Static_assert(offsetof(struct verbs_qp, comp_mask) == 0x160,
+	       "verbs_qp.comp_mask where ibv_qp_to_qp_ex() reads it");
+_Static_assert(sizeof(struct ibv_qp_ex) == 352, "v44 ibv_qp_ex size");
 _Static_assert(sizeof(struct verbs_match_ent) == 24, "verbs_match_ent size");
 #endif
 

@@ -2,7 +2,8 @@
 /*
  * tbrdma provider for libibverbs (rdma-core 44): registration, device
  * matching, device and context lifetime.  The verbs themselves are in
- * verbs.c.
+ * verbs.c (queries, PDs), cq.c, qp.c, srq.c, mr.c, ah.c, and the fast
+ * path in post.c (posting) and cq.c (polling).
  */
 #include <errno.h>
 #include <limits.h>
@@ -113,14 +114,40 @@ static void tbrdma_free_context(struct ibv_context *ibctx)
 	free(ctx);
 }
 
-/* Only what this stage implements; NULL members keep libibverbs'
- * defaults, which fail with EOPNOTSUPP/ENOSYS. */
+/* What the provider implements; NULL members keep libibverbs' defaults,
+ * which fail with EOPNOTSUPP/ENOSYS (e.g. create_cq_ex, MWs, rereg). */
 static const struct verbs_context_ops tbrdma_ctx_ops = {
 	.query_device_ex = tbrdma_query_device_ex,
 	.query_port = tbrdma_query_port,
 	.alloc_pd = tbrdma_alloc_pd,
 	.dealloc_pd = tbrdma_dealloc_pd,
 	.free_context = tbrdma_free_context,
+
+	.create_cq = tbrdma_create_cq,
+	.resize_cq = tbrdma_resize_cq,
+	.destroy_cq = tbrdma_destroy_cq,
+	.poll_cq = tbrdma_poll_cq,
+	.req_notify_cq = tbrdma_req_notify_cq,
+
+	.create_qp = tbrdma_create_qp,
+	.create_qp_ex = tbrdma_create_qp_ex,
+	.modify_qp = tbrdma_modify_qp,
+	.query_qp = tbrdma_query_qp,
+	.destroy_qp = tbrdma_destroy_qp,
+	.post_send = tbrdma_post_send,
+	.post_recv = tbrdma_post_recv,
+
+	.create_srq = tbrdma_create_srq,
+	.modify_srq = tbrdma_modify_srq,
+	.query_srq = tbrdma_query_srq,
+	.destroy_srq = tbrdma_destroy_srq,
+	.post_srq_recv = tbrdma_post_srq_recv,
+
+	.reg_mr = tbrdma_reg_mr,
+	.dereg_mr = tbrdma_dereg_mr,
+
+	.create_ah = tbrdma_create_ah,
+	.destroy_ah = tbrdma_destroy_ah,
 };
 
 static const struct verbs_device_ops tbrdma_dev_ops = {

@@ -101,5 +101,37 @@ int main(void)
 	is_int(sizeof(struct tbrdma_cmd_alloc_pd_resp), 12,
 	       "ALLOC_PD response: 4 core + 8 tbrdma");
 
+	/* The data path: requests (hdr + core payload, as v44 kern-abi.h)
+	 * and responses (core + our driver data right behind it). */
+	is_int(sizeof(struct ibv_create_cq), 40, "CREATE_CQ request size");
+	is_int(sizeof(struct ibv_resize_cq), 24, "RESIZE_CQ request size");
+	is_int(sizeof(struct ibv_create_qp), 64, "CREATE_QP request size");
+	is_int(sizeof(struct ibv_modify_qp), 120, "MODIFY_QP request size");
+	is_int(sizeof(struct ibv_query_qp), 24, "QUERY_QP request size");
+	is_int(sizeof(struct ibv_create_srq), 40, "CREATE_SRQ request size");
+	is_int(sizeof(struct ibv_modify_srq), 24, "MODIFY_SRQ request size");
+	is_int(sizeof(struct ibv_query_srq), 24, "QUERY_SRQ request size");
+	is_int(sizeof(struct ibv_reg_mr), 48, "REG_MR request size");
+	is_int(sizeof(struct ibv_create_ah), 64, "CREATE_AH request size");
+	is_int(sizeof(struct ibv_post_send), 32, "POST_SEND (doorbell) size");
+	is_int(offsetof(struct tbrdma_cmd_create_cq_resp, drv), 8,
+	       "CREATE_CQ driver data at 8");
+	is_int(sizeof(struct tbrdma_cmd_create_cq_resp), 8 + 24,
+	       "CREATE_CQ response: 8 core + 24 tbrdma");
+	is_int(offsetof(struct tbrdma_cmd_resize_cq_resp, drv), 8,
+	       "RESIZE_CQ driver data at 8");
+	is_int(offsetof(struct tbrdma_cmd_create_qp_resp, drv), 32,
+	       "CREATE_QP driver data at 32");
+	is_int(sizeof(struct tbrdma_cmd_create_qp_resp), 32 + 56,
+	       "CREATE_QP response: 32 core + 56 tbrdma");
+	is_int(offsetof(struct tbrdma_cmd_create_srq_resp, drv), 16,
+	       "CREATE_SRQ driver data at 16");
+	is_int(offsetof(struct tbrdma_cmd_create_ah_resp, drv), 4,
+	       "CREATE_AH driver data at 4");
+	is_int(sizeof(struct tbrdma_cmd_create_ah_resp), 12,
+	       "CREATE_AH response: 4 core + 8 tbrdma");
+	is_int(sizeof(struct verbs_mr), sizeof(struct ibv_mr) + 8,
+	       "verbs_mr: ibv_mr + mr_type + access");
+
 	return done();
 }

@@ -46,6 +46,11 @@
 
 static char root[PATH_MAX];
 
+/* Our ABI version as sysfs shows it, so the cases follow the macro. */
+#define STR_(x) #x
+#define STR(x) STR_(x)
+#define OUR_VER_ATTR STR(TBRDMA_UVERBS_ABI_VERSION) "\n"
+
 /* snprintf into a PATH_MAX buffer; a truncated path is a setup error. */
 static __attribute__((format(printf, 2, 3))) void
 pathf(char *buf, const char *fmt, ...)
@@ -152,7 +157,7 @@ static const char *provider_of(struct ibv_device *dev)
 int main(void)
 {
 	struct ibv_device **list, *dev;
-	char path[PATH_MAX], want[PATH_MAX];
+	char path[PATH_MAX], want[PATH_MAX], newer[32];
 	int num = -1;
 
 	enter_private_dev();
@@ -171,14 +176,16 @@ int main(void)
 	/* The global uverbs ABI libibverbs insists on (3..6). */
 	put(path, "abi_version", "6\n");
 
-	fake_device(0, "tbrdma0", TBRDMA_UVERBS_ABI_VERSION, "1\n");
-	fake_device(1, "roce_renamed", TBRDMA_UVERBS_ABI_VERSION, "1\n");
-	fake_device(2, "tbrdma_newabi", TBRDMA_UVERBS_ABI_VERSION, "2\n");
+	snprintf(newer, sizeof(newer), "%d\n", TBRDMA_UVERBS_ABI_VERSION + 1);
+	fake_device(0, "tbrdma0", TBRDMA_UVERBS_ABI_VERSION, OUR_VER_ATTR);
+	fake_device(1, "roce_renamed", TBRDMA_UVERBS_ABI_VERSION, OUR_VER_ATTR);
+	fake_device(2, "tbrdma_newabi", TBRDMA_UVERBS_ABI_VERSION, newer);
 	fake_device(3, "tbrdma_junk", TBRDMA_UVERBS_ABI_VERSION, "junk\n");
 	fake_device(4, "tbrdma_noattr", TBRDMA_UVERBS_ABI_VERSION, NULL);
 	/* Attribute fine but uverbs ABI outside our min..max: libibverbs'
 	 * own range check must reject it (it prints a warning). */
-	fake_device(5, "tbrdma_uverbs2", TBRDMA_UVERBS_ABI_VERSION + 1, "1\n");
+	fake_device(5, "tbrdma_uverbs2", TBRDMA_UVERBS_ABI_VERSION + 1,
+		    OUR_VER_ATTR);
 	fake_device(6, "rxe0", 2, NULL);
 
 	setenv("SYSFS_PATH", root, 1);

@@ -119,6 +119,12 @@ static const char *fake_ibdev(const char *name, const char *attr,
 
 #define FAKE(name, lit) fake_ibdev(name, lit, sizeof(lit) - 1)
 
+/* Our ABI version as a string literal ("2"), so the cases below follow
+ * TBRDMA_UVERBS_ABI_VERSION instead of hard-coding it. */
+#define STR_(x) #x
+#define STR(x) STR_(x)
+#define OUR_VER STR(TBRDMA_UVERBS_ABI_VERSION)
+
 static void check(const char *name, const char *dir,
 		  enum tbrdma_match_result expected)
 {
@@ -128,18 +134,18 @@ static void check(const char *name, const char *dir,
 static void test_match(void)
 {
 	unsigned long v = 12345;
-	char dir[PATH_MAX];
+	char dir[PATH_MAX], newer[32];
 
 	/* What the kernel module writes. */
-	is_int(tbrdma_match_ibdev_dir(FAKE("tbrdma0", "1\n"), &v),
+	is_int(tbrdma_match_ibdev_dir(FAKE("tbrdma0", OUR_VER "\n"), &v),
 	       TBRDMA_MATCH_OK, "attribute with our version matches");
 	is_int(v, TBRDMA_UVERBS_ABI_VERSION, "parsed version reported");
-	check("no trailing newline still matches", FAKE("tbrdma1", "1"),
+	check("no trailing newline still matches", FAKE("tbrdma1", OUR_VER),
 	      TBRDMA_MATCH_OK);
 
 	/* The name plays no part: renamed devices match, look-alikes don't. */
 	check("renamed device with attribute matches",
-	      FAKE("rocep0s1", "1\n"), TBRDMA_MATCH_OK);
+	      FAKE("rocep0s1", OUR_VER "\n"), TBRDMA_MATCH_OK);
 	check("tbrdma-named device without attribute does not match",
 	      FAKE("tbrdma9", NULL), TBRDMA_MATCH_NO_ATTR);
 
@@ -152,9 +158,11 @@ static void test_match(void)
 
 	/* Another ABI generation of our own module. */
 	v = 0;
-	is_int(tbrdma_match_ibdev_dir(FAKE("tbrdma_v2", "2\n"), &v),
+	snprintf(newer, sizeof(newer), "%d\n", TBRDMA_UVERBS_ABI_VERSION + 1);
+	is_int(tbrdma_match_ibdev_dir(fake_ibdev("tbrdma_v2", newer,
+						  strlen(newer)), &v),
 	       TBRDMA_MATCH_WRONG_VERSION, "newer ABI does not match");
-	is_int(v, 2, "wrong version still reported");
+	is_int(v, TBRDMA_UVERBS_ABI_VERSION + 1, "wrong version still reported");
 	check("version 0 does not match", FAKE("tbrdma_v0", "0\n"),
 	      TBRDMA_MATCH_WRONG_VERSION);
 
@@ -162,20 +170,20 @@ static void test_match(void)
 	check("empty file", FAKE("e0", ""), TBRDMA_MATCH_BAD_FORMAT);
 	check("newline only", FAKE("e1", "\n"), TBRDMA_MATCH_BAD_FORMAT);
 	check("garbage", FAKE("e2", "abc\n"), TBRDMA_MATCH_BAD_FORMAT);
-	check("leading space", FAKE("e3", " 1\n"), TBRDMA_MATCH_BAD_FORMAT);
-	check("trailing space", FAKE("e4", "1 \n"), TBRDMA_MATCH_BAD_FORMAT);
-	check("plus sign", FAKE("e5", "+1\n"), TBRDMA_MATCH_BAD_FORMAT);
-	check("minus sign", FAKE("e6", "-1\n"), TBRDMA_MATCH_BAD_FORMAT);
-	check("hex", FAKE("e7", "0x1\n"), TBRDMA_MATCH_BAD_FORMAT);
-	check("trailing junk", FAKE("e8", "1abc\n"), TBRDMA_MATCH_BAD_FORMAT);
-	check("two newlines", FAKE("e9", "1\n\n"), TBRDMA_MATCH_BAD_FORMAT);
-	check("embedded NUL", fake_ibdev("e10", "1\0", 2),
+	check("leading space", FAKE("e3", " " OUR_VER "\n"), TBRDMA_MATCH_BAD_FORMAT);
+	check("trailing space", FAKE("e4", OUR_VER " \n"), TBRDMA_MATCH_BAD_FORMAT);
+	check("plus sign", FAKE("e5", "+" OUR_VER "\n"), TBRDMA_MATCH_BAD_FORMAT);
+	check("minus sign", FAKE("e6", "-" OUR_VER "\n"), TBRDMA_MATCH_BAD_FORMAT);
+	check("hex", FAKE("e7", "0x" OUR_VER "\n"), TBRDMA_MATCH_BAD_FORMAT);
+	check("trailing junk", FAKE("e8", OUR_VER "abc\n"), TBRDMA_MATCH_BAD_FORMAT);
+	check("two newlines", FAKE("e9", OUR_VER "\n\n"), TBRDMA_MATCH_BAD_FORMAT);
+	check("embedded NUL", fake_ibdev("e10", OUR_VER "\0", sizeof(OUR_VER)),
 	      TBRDMA_MATCH_BAD_FORMAT);
 	check("overflowing number", FAKE("e11", "99999999999999999999999\n"),
 	      TBRDMA_MATCH_BAD_FORMAT);
-	/* Leading zeros keep the value at 1: only the length limit rejects. */
+	/* Leading zeros keep the value ours: only the length limit rejects. */
 	check("over-long file",
-	      FAKE("e12", "00000000000000000000000000000000000000001\n"),
+	      FAKE("e12", "0000000000000000000000000000000000000000" OUR_VER "\n"),
 	      TBRDMA_MATCH_BAD_FORMAT);
 
 	/* An attribute that is not a file. */

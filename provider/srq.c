@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Shared receive queues: create (and map the ring), modify (arming the
+ * limit is a kernel command), query, destroy.  Posting is in post.c.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "tbrdma.h"
+
+struct ibv_srq *tbrdma_create_srq(struct ibv_pd *pd,
+				  struct ibv_srq_init_attr *attr)
+{
+	struct tbrdma_cmd_create_srq_resp resp = {};
+	struct ibv_create_srq cmd = {};
+	struct tbrdma_srq *srq;
+	int ret;
+
+	srq = calloc(1, sizeof(*srq));
+	if (!srq)
+		return NULL;
+
+	/* Fills handle, context, mutex/cond and the granted max_wr/max_sge. */
+	ret = ibv_cmd_create_srq(pd, &srq->ibv_srq, attr, &cmd, sizeof(cmd),
+				 &resp.ibv_resp, sizeof(resp));
+	if (ret)
+		goto err_free;
+
+	ret = tbrdma_wq_init(&srq->rq, pd->context->cmd_fd, &resp.drv.srq,
+			     false, attr->attr.max_sge, 0);
+	if (ret) {
+		tbrdma_err(&to_tctx(pd->context)->ibv_ctx,
+			   "SRQ ring: error %d", ret);
+		ibv_cmd_destroy_srq(&srq->ibv_srq);
+		goto err_free;
+	}
+	attr->attr.max_wr = tbrdma_wq_max_wr(&srq->rq, attr->attr.max_wr);
+	attr->attr.max_sge = srq->rq.caps.max_sge;
+	return &srq->ibv_srq;
+
+err_free:
+	free(srq);
+	errno = ret;
+	return NULL;
+}
+
+int tbrdma_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
+		      int attr_mask)
+{
+	struct ibv_modify_srq cmd = {};
+
+	/* Resizing would need a new ring, and MODIFY_SRQ has no response
+	 * to say where it is. */
+	if (attr_mask & IBV_SRQ_MAX_WR)
+		return EOPNOTSUPP;
+	return ibv_cmd_modify_srq(ibsrq, attr, attr_mask, &cmd, sizeof(cmd));
+}
+
+int tbrdma_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr)
+{
+	struct tbrdma_srq *srq = to_tsrq(ibsrq);
+	struct ibv_query_srq cmd = {};
+	int ret;
+
+	ret = ibv_cmd_query_srq(ibsrq, attr, &cmd, sizeof(cmd));
+	if (ret)
+		return ret;
+	/* Same answer as create_srq gave. */
+	attr->max_wr = tbrdma_wq_max_wr(&srq->rq, attr->max_wr);
+	attr->max_sge = srq->rq.caps.max_sge;
+	return 0;
+}
+
+int tbrdma_destroy_srq(struct ibv_srq *ibsrq)
+{
+	struct tbrdma_srq *srq = to_tsrq(ibsrq);
+	int ret;
+
+	ret = ibv_cmd_destroy_srq(ibsrq);
+	if (ret)
+		return ret;
+	tbrdma_wq_destroy(&srq->rq);
+	free(srq);
+	return 0;
+}
