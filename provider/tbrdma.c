@@ -150,12 +150,22 @@ static const struct verbs_context_ops tbrdma_ctx_ops = {
 	.destroy_ah = tbrdma_destroy_ah,
 };
 
+/*
+ * Empty: matching is match_device()'s job.  But libibverbs 44 walks every
+ * provider's table, unchecked, for devices that have a driver id (rxe,
+ * mlx5, ...), so the table must exist: a lone sentinel.
+ */
+static const struct verbs_match_ent tbrdma_match_table[] = {
+	{ .kind = 0 },
+};
+
 static const struct verbs_device_ops tbrdma_dev_ops = {
 	.name = TBRDMA_DRIVER_NAME,
 	/* The uverbs driver ABI: the kernel's ib_device_ops.uverbs_abi_ver,
 	 * read by libibverbs from sysfs/netlink as verbs_sysfs_dev.abi_ver. */
 	.match_min_abi_version = TBRDMA_UVERBS_ABI_VERSION,
 	.match_max_abi_version = TBRDMA_UVERBS_ABI_VERSION,
+	.match_table = tbrdma_match_table,
 	.match_device = tbrdma_match_device,
 	.alloc_device = tbrdma_alloc_device,
 	.uninit_device = tbrdma_uninit_device,

@@ -32,6 +32,16 @@ grep -q 'active_mtu:[[:space:]]*4096' <<<"$info" || fail "lo should give MTU 409
 grep -qE 'GID\[ *[0-9]+\]:.*(::ffff:127\.0\.0\.1|ffff:7f00:1).*RoCE v2' <<<"$info" ||
 	fail "no GID for 127.0.0.1"
 
+# Our provider beside another one: with an rxe device (which has a driver
+# id) present, libibverbs must list both (libibverbs 44 crashed here when
+# our provider had no match table).
+modprobe rdma_rxe
+rdma link add tr0 type rxe netdev lo || fail "cannot add an rxe device"
+defer 'rdma link delete tr0 2>/dev/null || true'
+devs=$(ibv_devices) || fail "ibv_devices failed with rxe and tbrdma devices present"
+grep -qw t0 <<<"$devs" && grep -qw tr0 <<<"$devs" || fail "ibv_devices: $devs"
+rdma link delete tr0
+
 # Through the provider: query, PD allocation up to the reported limit.
 "$TBRDMA_ROOT/tests/progs/pd_limits" t0 || fail "pd_limits"
 
