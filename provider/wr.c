@@ -281,7 +281,7 @@ static void tbrdma_wr_start(struct ibv_qp_ex *ibqpx)
 	qp->wr.producer = q->index;
 	/* Acquire: slots below the kernel's consumer are no longer read. */
 	qp->wr.consumer = tbrdma_q_load_acquire(&q->hdr->consumer);
-
+	qp->wr.err = 0;
 	qp->wr.open = false;
 	qp->wr.need_ud = false;
 }

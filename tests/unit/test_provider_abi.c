@@ -86,8 +86,14 @@ int main(void)
 	       "verbs_device_ops.alloc_device");
 	is_int(offsetof(struct verbs_device, ops), sizeof(struct ibv_device),
 	       "verbs_device.ops follows ibv_device");
+	/* libibverbs 44's ibv_qp_to_qp_ex(): testb $0x2,0x160(%rdi). */
+	is_int(offsetof(struct verbs_qp, comp_mask), 0x160,
+	       "verbs_qp.comp_mask at 0x160, where ibv_qp_to_qp_ex() tests it");
+	is_int(VERBS_QP_EX, 2, "VERBS_QP_EX is bit 1");
+	is_int(offsetof(struct tbrdma_qp, vqp), 0,
+	       "tbrdma_qp starts with its verbs_qp");
 #else
-	skip(7, "LP64 offsets pinned for x86_64/aarch64 only");
+	skip(10, "LP64 offsets pinned for x86_64/aarch64 only");
 #endif
 
 	/* Command buffers: 8-byte header + the kernel's core payload. */
