@@ -6,6 +6,7 @@
 #include <linux/ethtool.h>
 #include <linux/netdevice.h>
 #include <linux/rtnetlink.h>
+#include <rdma/ib_mad.h>
 
 #include "tbrdma.h"
 #include "mtu.h"
@@ -102,6 +103,8 @@ int tbr_query_port(struct ib_device *ibdev, u32 port, struct ib_port_attr *attr)
 	attr->max_msg_sz = tdev->mode == TBRDMA_MODE_LOOPBACK ? TBR_MAX_MSG_SIZE : 0;
 	/* uverbs turns this into the IP_BASED_GIDS port capability. */
 	attr->ip_gids = true;
+	if (tdev->mode == TBRDMA_MODE_LOOPBACK)
+		attr->port_cap_flags = IB_PORT_CM_SUP;
 	attr->max_vl_num = 1;
 
 	if (mtu && tbr_netdev_port_active(ndev)) {
@@ -116,9 +119,10 @@ int tbr_query_port(struct ib_device *ibdev, u32 port, struct ib_port_attr *attr)
 }
 
 /*
- * Until the device can run a GSI QP (QP1) it must not claim MAD support, or
- * the MAD layer would try to create one; RoCEv2 addressing alone already
- * gives the GID table and Ethernet address handles.
+ * A loopback device runs the GSI QP (QP1) for the MAD layer and RDMA CM.
+ * A netdev device cannot carry it until the network transport exists, so
+ * it must not claim MAD support (the MAD layer would try to create QP1);
+ * RoCEv2 addressing alone already gives the GID table and Ethernet AHs.
  */
 int tbr_get_port_immutable(struct ib_device *ibdev, u32 port,
 			   struct ib_port_immutable *immutable)
@@ -130,11 +134,16 @@ int tbr_get_port_immutable(struct ib_device *ibdev, u32 port,
 	if (err)
 		return err;
 
-	immutable->core_cap_flags = RDMA_CORE_CAP_PROT_ROCE_UDP_ENCAP |
-				    RDMA_CORE_CAP_ETH_AH;
 	immutable->gid_tbl_len = attr.gid_tbl_len;
 	immutable->pkey_tbl_len = attr.pkey_tbl_len;
-	immutable->max_mad_size = 0;
+	if (to_tdev(ibdev)->mode == TBRDMA_MODE_LOOPBACK) {
+		immutable->core_cap_flags = RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP;
+		immutable->max_mad_size = IB_MGMT_MAD_SIZE;
+	} else {
+		immutable->core_cap_flags = RDMA_CORE_CAP_PROT_ROCE_UDP_ENCAP |
+					    RDMA_CORE_CAP_ETH_AH;
+		immutable->max_mad_size = 0;
+	}
 	return 0;
 }
 

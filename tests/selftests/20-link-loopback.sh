@@ -42,8 +42,10 @@ devs=$(ibv_devices) || fail "ibv_devices failed with rxe and tbrdma devices pres
 grep -qw t0 <<<"$devs" && grep -qw tr0 <<<"$devs" || fail "ibv_devices: $devs"
 rdma link delete tr0
 
-# Through the provider: query, PD allocation up to the reported limit.
-"$TBRDMA_ROOT/tests/progs/pd_limits" t0 || fail "pd_limits"
+# Through the provider: query, PD allocation up to the reported limit,
+# which is shared with the PDs the kernel holds (the MAD layer's).
+pds=$(rdma resource show pd dev t0 | grep -c 'dev t0') || true
+"$TBRDMA_ROOT/tests/progs/pd_limits" t0 "$pds" || fail "pd_limits"
 
 rdma link delete t0 || fail "rdma link delete failed"
 [ ! -e /sys/class/infiniband/t0 ] || fail "t0 still present after delete"
