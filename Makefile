@@ -14,7 +14,7 @@ BUILD ?= $(CURDIR)/build
 
 KBUILD_SOURCES = Kbuild $(wildcard kmod/*.[ch]) $(wildcard uapi/*.h)
 
-.PHONY: all module provider test-progs clean deps check unit-tests \
+.PHONY: all module provider test-progs bench clean deps check unit-tests \
 	module-6.12 sparse checkpatch guest-tests demo install uninstall
 
 all: module provider
@@ -69,6 +69,10 @@ check: deps
 
 demo: deps all test-progs
 	TBRDMA_SELFTEST_DIR=$(CURDIR)/tests/demo tests/vm/run-vm.sh
+
+# Benchmarks: ratios against rdma_rxe in the same guest, never a test.
+bench: deps all test-progs
+	TBRDMA_SELFTEST_DIR=$(CURDIR)/tests/bench tests/vm/run-vm.sh --timeout 5400
 
 # The module goes to updates/ so it wins over any in-tree module of the name.
 # depmod runs for real installs only; a DESTDIR staging tree gets it later

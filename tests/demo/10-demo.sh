@@ -1,7 +1,8 @@
 #!/bin/bash
 # The demo `make demo` runs in the guest: load tbrdma, bring up a loopback
-# device and a device on each end of a veth pair, and show them as any
-# libibverbs program sees them.
+# device and a device on each end of a veth pair, show them as any
+# libibverbs program sees them, and move data over the loopback device with
+# unmodified rdma-core and perftest programs.
 source "$TBRDMA_ROOT/tests/selftests/lib.sh"
 
 tbr_load_core
@@ -28,6 +29,20 @@ for dev in tbrlo0 tbr0 tbr1; do
 done
 echo "== GID table of tbr0 (from tbr-a's addresses)"
 ibv_devinfo -v -d tbr0 | grep 'GID\['
+
+echo "== ibv_rc_pingpong over tbrlo0, every byte checked (-c)"
+ibv_rc_pingpong -d tbrlo0 -g 1 -n 1000 -s 4096 -c >/dev/null 2>&1 &
+server=$!
+sleep 2
+ibv_rc_pingpong -d tbrlo0 -g 1 -n 1000 -s 4096 -c 127.0.0.1 || fail "pingpong client"
+wait "$server" || fail "pingpong server"
+
+echo "== ib_write_bw over tbrlo0 (RDMA WRITE, 64 KiB messages)"
+ib_write_bw -d tbrlo0 -x 1 -s 65536 -n 2000 >/dev/null 2>&1 &
+server=$!
+sleep 2
+ib_write_bw -d tbrlo0 -x 1 -s 65536 -n 2000 127.0.0.1 || fail "ib_write_bw client"
+wait "$server" || fail "ib_write_bw server"
 
 rdma link delete tbr0
 rdma link delete tbr1

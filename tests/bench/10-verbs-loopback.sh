@@ -1,0 +1,52 @@
+#!/bin/bash
+# Benchmark of the verbs data path in loopback mode: perftest on tbrdma's
+# loopback device and on rdma_rxe attached to lo, in the same guest and the
+# same run, plus the guest's kernel copy bandwidth as the physical limit.
+# Prints a table of medians, ratios and whether each target is met.
+# Timing in a TCG guest is only meaningful when nothing else loads the
+# host: run it alone.
+# timeout: 3000
+source "$TBRDMA_ROOT/tests/selftests/lib.sh"
+source "$(dirname "$0")/lib-bench.sh"
+
+tbr_load_core
+defer tbr_rmmod
+tbr_insmod loopback=1
+modprobe rdma_rxe
+rdma link add rxe0 type rxe netdev lo
+defer 'rdma link delete rxe0'
+export RDMAV_DRIVERS=$TBRDMA_ROOT/provider/libtbrdma
+
+copy=$(bench_kernel_copy_mbs)
+rows=()
+# row NAME COLUMN TARGET PROG ARGS...   TARGET: "<=0.5" or ">=4"
+row() {
+	local name=$1 col=$2 target=$3 ours theirs ratio met
+	shift 3
+	ours=$(bench_metric tbrlo0 "$col" "$@") || ours=NaN
+	theirs=$(bench_metric rxe0 "$col" "$@") || theirs=NaN
+	ratio=$(awk -v a="$ours" -v b="$theirs" 'BEGIN {printf (b > 0 && a == a) ? "%.2f" : "n/a", a / b}')
+	met=$(awk -v r="$ratio" -v t="$target" 'BEGIN {
+		op = substr(t, 1, 2); v = substr(t, 3) + 0
+		if (r == "n/a") print "no"; else if (op == "<=") print (r <= v ? "yes" : "no"); else print (r >= v ? "yes" : "no") }')
+	rows+=("$(printf '%-28s %10s %10s %7s %8s %5s' "$name" "$ours" "$theirs" "$ratio" "$target" "$met")")
+	printf '%s: tbrdma %s, rxe %s\n' "$name" "$ours" "$theirs"
+}
+
+row "ib_write_bw 64 KiB (MB/s)" 4 ">=4" ib_write_bw -s 65536 -n 2000
+row "ib_write_bw 1 MiB (MB/s)" 4 ">=4" ib_write_bw -s 1048576 -n 200
+row "ib_write_lat 2 B (us)" 5 "<=0.5" ib_write_lat -s 2 -n 2000
+row "ib_send_lat 2 B (us)" 5 "<=0.5" ib_send_lat -s 2 -n 2000
+row "ib_read_lat 2 B (us)" 5 "<=0.5" ib_read_lat -s 2 -n 2000
+
+echo
+echo "Loopback verbs, $(uname -r), $(nproc) vCPUs (TCG), medians of $BENCH_REPS runs"
+printf '%-28s %10s %10s %7s %8s %5s\n' metric tbrdma rxe ratio target met
+printf '%s\n' "${rows[@]}"
+echo "guest kernel copy bandwidth (copy_to_user from tmpfs): $copy MB/s"
+for size in "64 KiB" "1 MiB"; do
+	bw=$(printf '%s\n' "${rows[@]}" | grep "ib_write_bw $size" | awk '{print $5}')
+	awk -v b="$bw" -v c="$copy" -v s="$size" 'BEGIN {
+		printf "ib_write_bw %s: %.0f%% of the kernel copy bandwidth (target >= 50%%): %s\n",
+		       s, 100 * b / c, (b / c >= 0.5 ? "yes" : "no") }'
+done

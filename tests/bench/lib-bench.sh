@@ -1,0 +1,56 @@
+# lib-bench.sh: running perftest pairs and reading their results, for the
+# benchmarks in this directory (sourced after tests/selftests/lib.sh).
+# shellcheck shell=bash
+
+BENCH_REPS=${BENCH_REPS:-3}
+bench_port=20000
+
+# Wait until something listens on TCP port $1 (perftest's handshake socket).
+bench_wait_port() {
+	local i
+	for ((i = 0; i < 300; i++)); do
+		ss -ltn 2>/dev/null | grep -q ":$1 " && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# bench_perftest DEV PROG ARGS... -> prints the client's result line
+bench_perftest() {
+	local dev=$1 prog=$2 srv cli rc
+	shift 2
+	bench_port=$((bench_port + 1))
+	srv=$TBRDMA_OUT/srv.$bench_port.log
+	cli=$TBRDMA_OUT/cli.$bench_port.log
+	timeout 300 "$prog" -d "$dev" -x 1 -p "$bench_port" "$@" >"$srv" 2>&1 &
+	bench_wait_port "$bench_port" || { kill %% 2>/dev/null; return 1; }
+	rc=0
+	timeout 300 "$prog" -d "$dev" -x 1 -p "$bench_port" "$@" 127.0.0.1 >"$cli" 2>&1 || rc=$?
+	wait %% 2>/dev/null || rc=$((rc ? rc : 1))
+	[ "$rc" -eq 0 ] || { echo "bench: $prog $* on $dev failed:" >&2; tail -n 5 "$cli" >&2; return 1; }
+	grep -A1 '#bytes' "$cli" | tail -n 1
+}
+
+# The median of the numbers on stdin.
+median() { sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
+
+# bench_metric DEV COLUMN PROG ARGS... -> median over BENCH_REPS runs
+bench_metric() {
+	local dev=$1 col=$2 i line
+	shift 2
+	for ((i = 0; i < BENCH_REPS; i++)); do
+		line=$(bench_perftest "$dev" "$@") || return 1
+		awk -v c="$col" '{print $c}' <<<"$line"
+	done | median
+}
+
+# MB/s of the kernel copying page-cache pages to user space (copy_to_user,
+# the same memcpy the loopback data path uses): read a tmpfs file.
+bench_kernel_copy_mbs() {
+	local f=/dev/shm/bench-copy
+	dd if=/dev/zero of=$f bs=1M count=256 status=none
+	dd if=$f of=/dev/null bs=1M count=256 2>&1 >/dev/null |
+		sed -n 's/.*copied, \([0-9.]*\) s,.*/\1/p' |
+		awk '{printf "%.0f\n", 256 * 1048576 / $1 / 1e6}'
+	rm -f $f
+}
