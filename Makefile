@@ -72,6 +72,7 @@ demo: deps all test-progs
 
 # Benchmarks: ratios against rdma_rxe in the same guest, never a test.
 bench: deps all test-progs
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/bench/kcopy modules
 	TBRDMA_SELFTEST_DIR=$(CURDIR)/tests/bench tests/vm/run-vm.sh --timeout 5400
 
 # The module goes to updates/ so it wins over any in-tree module of the name.
@@ -94,6 +95,7 @@ uninstall:
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	-$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/bench/kcopy clean
 	-$(MAKE) -C provider clean
 	-$(MAKE) -C tests/unit clean
 	-$(MAKE) -C tests/progs clean
