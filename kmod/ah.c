@@ -51,8 +51,7 @@ int tbr_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 
 	if (udata) {
 		resp.ah_handle = ah->handle;
-		err = ib_copy_to_udata(udata, &resp,
-				       min(sizeof(resp), udata->outlen));
+		err = tbr_respond(udata, &resp, sizeof(resp));
 		if (err) {
 			tbr_destroy_ah(ibah, 0);
 			return err;

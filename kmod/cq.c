@@ -41,8 +41,7 @@ int tbr_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 
 	if (udata) {
 		tbr_queue_info(&cq->queue, &resp.cq);
-		err = ib_copy_to_udata(udata, &resp,
-				       min(sizeof(resp), udata->outlen));
+		err = tbr_respond(udata, &resp, sizeof(resp));
 		if (err)
 			goto err_queue;
 	}
@@ -126,8 +125,7 @@ int tbr_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 	tbr_queue_free(&old);
 	if (udata) {
 		tbr_queue_info(&cq->queue, &resp.cq);
-		return ib_copy_to_udata(udata, &resp,
-					min(sizeof(resp), udata->outlen));
+		return tbr_respond(udata, &resp, sizeof(resp));
 	}
 	return 0;
 }

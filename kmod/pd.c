@@ -21,8 +21,7 @@ int tbr_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 
 	if (udata) {
 		resp.pdn = pd->pdn;
-		err = ib_copy_to_udata(udata, &resp,
-				       min(sizeof(resp), udata->outlen));
+		err = tbr_respond(udata, &resp, sizeof(resp));
 		if (err) {
 			ida_free(&tdev->pd_ida, pd->pdn);
 			return err;

@@ -140,8 +140,7 @@ int tbr_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		goto err_queues;
 
 	if (udata) {
-		err = ib_copy_to_udata(udata, &resp,
-				       min(sizeof(resp), udata->outlen));
+		err = tbr_respond(udata, &resp, sizeof(resp));
 		if (err)
 			goto err_queues;
 	}

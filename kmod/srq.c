@@ -149,8 +149,7 @@ int tbr_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	init->attr.max_sge = srq->rq.max_sge;
 
 	if (udata) {
-		err = ib_copy_to_udata(udata, &resp,
-				       min(sizeof(resp), udata->outlen));
+		err = tbr_respond(udata, &resp, sizeof(resp));
 		if (err)
 			goto err_queue;
 	}

@@ -159,6 +159,16 @@ struct tbr_qp {
 	struct completion released;
 };
 
+/*
+ * Send driver data back with a command's response.  ABI structures only
+ * grow at their end, so an older provider gets the prefix it knows.
+ */
+static inline int tbr_respond(struct ib_udata *udata, void *resp,
+			      size_t len)
+{
+	return ib_copy_to_udata(udata, resp, min(len, udata->outlen));
+}
+
 static inline struct tbr_dev *to_tdev(struct ib_device *ibdev)
 {
 	return container_of(ibdev, struct tbr_dev, ibdev);

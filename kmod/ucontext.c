@@ -17,7 +17,7 @@ int tbr_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 		.mode = tdev->mode,
 	};
 
-	return ib_copy_to_udata(udata, &resp, min(sizeof(resp), udata->outlen));
+	return tbr_respond(udata, &resp, sizeof(resp));
 }
 
 /* Required by uverbs to offer contexts at all; queues are freed with their objects. */
