@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Moving bytes between scatter/gather lists.  The copy goes straight from
- * the source pages to the destination pages, page piece by page piece: the
- * one copy of the loopback data path.
+ * the source pages to the destination pages, in pieces as long as both
+ * sides are contiguous in kernel memory (a whole segment, for user MRs):
+ * the one copy of the loopback data path.
  */
 #include "sgl.h"
 

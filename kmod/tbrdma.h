@@ -74,6 +74,7 @@ struct tbr_mr {
 	u64 length;
 	struct ib_umem *umem;
 	struct page **pages;	/* TBR_MR_USER: every page of the region */
+	void *kva;		/* TBR_MR_USER: all of them, mapped contiguously */
 	unsigned int page_offset;	/* of iova within pages[0] */
 	refcount_t users;	/* 1 while registered + one per lookup in flight */
 	struct completion released;

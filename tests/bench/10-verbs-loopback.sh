@@ -44,6 +44,7 @@ echo "Loopback verbs, $(uname -r), $(nproc) vCPUs (TCG), medians of $BENCH_REPS 
 printf '%-28s %10s %10s %7s %8s %5s\n' metric tbrdma rxe ratio target met
 printf '%s\n' "${rows[@]}"
 echo "guest kernel memcpy bandwidth (page-sized copies, tests/bench/kcopy): $copy MB/s"
+echo "  (the same through the direct map, for information: $(bench_direct_map_copy_mbs) MB/s)"
 for size in "64 KiB" "1 MiB"; do
 	bw=$(printf '%s\n' "${rows[@]}" | grep "ib_write_bw $size" | awk '{print $5}')
 	awk -v b="$bw" -v c="$copy" -v s="$size" 'BEGIN {

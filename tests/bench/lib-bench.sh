@@ -52,3 +52,9 @@ bench_kernel_copy_mbs() {
 	insmod "$ko" 2>/dev/null	# refuses to stay loaded, by design
 	dmesg | sed -n 's/.*tbrdma_kcopy: memcpy \([0-9]*\) MB\/s/\1/p' | tail -n 1
 }
+
+# The same copies through the kernel's direct map (huge pages), for
+# information: an emulated MMU makes them erratic.
+bench_direct_map_copy_mbs() {
+	dmesg | sed -n 's/.*tbrdma_kcopy: direct-map memcpy \([0-9]*\) MB\/s/\1/p' | tail -n 1
+}
