@@ -4,6 +4,7 @@
 # libibverbs program sees them, and move data over the loopback device with
 # unmodified rdma-core and perftest programs.
 source "$TBRDMA_ROOT/tests/selftests/lib.sh"
+source "$TBRDMA_ROOT/tests/selftests/lib-verbs.sh"	# wait_listen
 
 tbr_load_core
 defer tbr_rmmod	# a failed test must not leave the module to the next one
@@ -33,14 +34,14 @@ ibv_devinfo -v -d tbr0 | grep 'GID\['
 echo "== ibv_rc_pingpong over tbrlo0, every byte checked (-c)"
 ibv_rc_pingpong -d tbrlo0 -g 1 -n 1000 -s 4096 -c >/dev/null 2>&1 &
 server=$!
-sleep 2
+wait_listen 18515 30 "$server" || fail "pingpong server did not start"
 ibv_rc_pingpong -d tbrlo0 -g 1 -n 1000 -s 4096 -c 127.0.0.1 || fail "pingpong client"
 wait "$server" || fail "pingpong server"
 
 echo "== ib_write_bw over tbrlo0 (RDMA WRITE, 64 KiB messages)"
 ib_write_bw -d tbrlo0 -x 1 -s 65536 -n 2000 >/dev/null 2>&1 &
 server=$!
-sleep 2
+wait_listen 18515 30 "$server" || fail "ib_write_bw server did not start"
 ib_write_bw -d tbrlo0 -x 1 -s 65536 -n 2000 127.0.0.1 || fail "ib_write_bw client"
 wait "$server" || fail "ib_write_bw server"
 
