@@ -7,11 +7,6 @@
  */
 #include "msg.h"
 
-static bool tbr_qp_is_datagram(const struct tbr_qp *qp)
-{
-	return qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI;
-}
-
 /* Would the destination accept traffic from the source at all? */
 static bool tbr_loopback_peers(const struct tbr_qp *src,
 			       const struct tbr_qp *dst, u32 qkey)

@@ -76,7 +76,7 @@ static int tbr_build_send_wqe(struct tbr_qp *qp, const struct ib_send_wr *wr,
 	default:
 		break;
 	}
-	if (qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI) {
+	if (tbr_qp_is_datagram(qp)) {
 		wqe->wr.ud.ah = to_tah(ud_wr(wr)->ah)->handle;
 		wqe->wr.ud.remote_qpn = ud_wr(wr)->remote_qpn;
 		wqe->wr.ud.remote_qkey = ud_wr(wr)->remote_qkey;

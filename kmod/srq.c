@@ -32,39 +32,14 @@ void tbr_recvq_destroy(struct tbr_recvq *rq)
 }
 
 /*
- * Take the oldest receive WQE into @wqe (slot_size bytes).  Returns how many
- * remain, -ENOENT when there is none, -EIO when user space corrupted the
- * producer counter, -EINVAL when the WQE itself is malformed (it is
- * consumed: it completes in error).
+ * Consume the oldest WQE: copy the whole slot into @wqe, or, when @wqe is
+ * NULL (flushing), only its wr_id into @wr_id, which needs no scratch
+ * buffer and so can run beside the engine.  Returns how many remain,
+ * -ENOENT when there is none, -EIO when user space corrupted the producer
+ * counter.
  */
-int tbr_recvq_take(struct tbr_recvq *rq, struct tbrdma_recv_wqe *wqe)
-{
-	struct tbr_queue *q = &rq->queue;
-	unsigned long flags;
-	int ready;
-
-	spin_lock_irqsave(&rq->lock, flags);
-	ready = tbr_queue_ready(q);
-	if (ready <= 0) {
-		spin_unlock_irqrestore(&rq->lock, flags);
-		return ready ? ready : -ENOENT;
-	}
-	memcpy(wqe, tbr_queue_slot(q, q->kidx), q->slot_size);
-	tbr_queue_consume(q);
-	spin_unlock_irqrestore(&rq->lock, flags);
-
-	/* Checked on our copy: user space may rewrite the slot any time. */
-	if (wqe->num_sge > rq->max_sge)
-		return -EINVAL;
-	return ready - 1;
-}
-
-/*
- * Consume the oldest WQE reading only its wr_id, for flushing: no scratch
- * buffer, so it can run beside the engine.  Returns how many remain, or
- * -ENOENT / -EIO as tbr_recvq_take() does.
- */
-int tbr_recvq_drop(struct tbr_recvq *rq, u64 *wr_id)
+static int tbr_recvq_pop(struct tbr_recvq *rq, struct tbrdma_recv_wqe *wqe,
+			 u64 *wr_id)
 {
 	struct tbr_queue *q = &rq->queue;
 	struct tbrdma_recv_wqe *slot;
@@ -75,13 +50,37 @@ int tbr_recvq_drop(struct tbr_recvq *rq, u64 *wr_id)
 	ready = tbr_queue_ready(q);
 	if (ready > 0) {
 		slot = tbr_queue_slot(q, q->kidx);
-		*wr_id = READ_ONCE(slot->wr_id);
+		if (wqe)
+			memcpy(wqe, slot, q->slot_size);
+		else
+			*wr_id = READ_ONCE(slot->wr_id);
 		tbr_queue_consume(q);
 	}
 	spin_unlock_irqrestore(&rq->lock, flags);
 	if (ready <= 0)
 		return ready ? ready : -ENOENT;
 	return ready - 1;
+}
+
+/*
+ * Take the oldest receive WQE into @wqe (slot_size bytes).  Returns what
+ * tbr_recvq_pop() does, or -EINVAL when the WQE itself is malformed (it is
+ * consumed: it completes in error).
+ */
+int tbr_recvq_take(struct tbr_recvq *rq, struct tbrdma_recv_wqe *wqe)
+{
+	int left = tbr_recvq_pop(rq, wqe, NULL);
+
+	/* Checked on our copy: user space may rewrite the slot any time. */
+	if (left >= 0 && wqe->num_sge > rq->max_sge)
+		return -EINVAL;
+	return left;
+}
+
+/* Consume the oldest WQE reading only its wr_id, for flushing. */
+int tbr_recvq_drop(struct tbr_recvq *rq, u64 *wr_id)
+{
+	return tbr_recvq_pop(rq, NULL, wr_id);
 }
 
 /* Kernel consumers: write WQEs the way the provider does in user space. */

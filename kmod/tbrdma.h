@@ -205,6 +205,12 @@ static inline struct tbr_qp *to_tqp(struct ib_qp *ibqp)
 	return container_of(ibqp, struct tbr_qp, ibqp);
 }
 
+/* UD and the GSI QP send datagrams; RC and UC are connected. */
+static inline bool tbr_qp_is_datagram(const struct tbr_qp *qp)
+{
+	return qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI;
+}
+
 static inline struct tbr_cq *tbr_qp_scq(struct tbr_qp *qp)
 {
 	return to_tcq(qp->ibqp.send_cq);

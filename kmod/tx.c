@@ -110,7 +110,6 @@ static int tbr_tx_execute(struct tbr_qp *qp, struct tbrdma_send_wqe *wqe,
 			  u32 *byte_len)
 {
 	struct tbr_xfer *xfer = qp->xfer;
-	bool ud = qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI;
 	struct tbr_msg msg = {
 		.opcode = wqe->opcode,
 		.solicited = wqe->send_flags & TBRDMA_WQE_SOLICITED,
@@ -130,7 +129,7 @@ static int tbr_tx_execute(struct tbr_qp *qp, struct tbrdma_send_wqe *wqe,
 		return status;
 	msg.length = xfer->local.total;
 
-	if (ud) {
+	if (tbr_qp_is_datagram(qp)) {
 		status = IB_WC_LOC_QP_OP_ERR;
 		if (!tbr_tx_ud(qp, wqe, &msg, &ah))
 			goto out;
