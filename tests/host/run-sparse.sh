@@ -10,7 +10,10 @@ log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 
 command -v sparse >/dev/null || { echo "sparse is not installed" >&2; exit 1; }
-if ! make -C "$kdir" M="$src" C=2 modules >"$log" 2>&1; then
+# Kbuild's own output is what we read, so a caller's `make -s` (inherited
+# through MAKEFLAGS) must not silence it.
+if ! env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
+	make -C "$kdir" M="$src" C=2 modules >"$log" 2>&1; then
 	cat "$log"
 	exit 1
 fi
