@@ -1,34 +1,29 @@
 # lib-bench.sh: running perftest pairs and reading their results, for the
-# benchmarks in this directory (sourced after tests/selftests/lib.sh).
+# benchmarks in this directory (sourced after tests/selftests/lib.sh and
+# lib-verbs.sh, whose run_pair starts, waits for and checks each pair).
 # shellcheck shell=bash
 
 BENCH_REPS=${BENCH_REPS:-3}
-bench_port=20000
 
-# Wait until something listens on TCP port $1 (perftest's handshake socket).
-bench_wait_port() {
-	local i
-	for ((i = 0; i < 300; i++)); do
-		ss -ltn 2>/dev/null | grep -q ":$1 " && return 0
-		sleep 0.1
-	done
-	return 1
+# A fresh port for every pair.  Kept in a file: callers run us in
+# subshells ($(...), pipelines), where a shell variable would not advance.
+bench_next_port() {
+	local f=$TBRDMA_OUT/bench.port port
+	port=$(($(cat "$f" 2>/dev/null || echo 20000) + 1))
+	echo "$port" >"$f"
+	echo "$port"
 }
 
 # bench_perftest DEV PROG ARGS... -> prints the client's result line
 bench_perftest() {
-	local dev=$1 prog=$2 srv cli rc
+	local dev=$1 prog=$2 name PORT
 	shift 2
-	bench_port=$((bench_port + 1))
-	srv=$TBRDMA_OUT/srv.$bench_port.log
-	cli=$TBRDMA_OUT/cli.$bench_port.log
-	timeout 300 "$prog" -d "$dev" -x 1 -p "$bench_port" "$@" >"$srv" 2>&1 &
-	bench_wait_port "$bench_port" || { kill %% 2>/dev/null; return 1; }
-	rc=0
-	timeout 300 "$prog" -d "$dev" -x 1 -p "$bench_port" "$@" 127.0.0.1 >"$cli" 2>&1 || rc=$?
-	wait %% 2>/dev/null || rc=$((rc ? rc : 1))
-	[ "$rc" -eq 0 ] || { echo "bench: $prog $* on $dev failed:" >&2; tail -n 5 "$cli" >&2; return 1; }
-	grep -A1 '#bytes' "$cli" | tail -n 1
+	PORT=$(bench_next_port)
+	name=bench.$PORT
+	# run_pair reports on stdout; only the result line goes there here.
+	run_pair "$name" 300 "$prog -d $dev -x 1 -p $PORT $*" \
+		"$prog -d $dev -x 1 -p $PORT $* 127.0.0.1" >&2 || return 1
+	grep -A1 '#bytes' "$TBRDMA_OUT/$name.client.log" | tail -n 1
 }
 
 # The median of the numbers on stdin.
