@@ -13,7 +13,8 @@
 #include <linux/module.h>
 #include <net/addrconf.h>
 
-#include "tbrdma.h"
+#include "net.h"
+#include "tbt_match.h"
 
 LIST_HEAD(tbr_devices);
 /* Guards tbr_devices; taken under RTNL by the netdev notifier. */
@@ -26,6 +27,7 @@ static const struct ib_device_ops tbr_dev_ops = {
 	.driver_id = RDMA_DRIVER_UNKNOWN,
 	.uverbs_abi_ver = TBRDMA_UVERBS_ABI_VERSION,
 
+	.alloc_hw_port_stats = tbr_alloc_hw_port_stats,
 	.alloc_pd = tbr_alloc_pd,
 	.alloc_ucontext = tbr_alloc_ucontext,
 	.create_ah = tbr_create_ah,
@@ -44,6 +46,7 @@ static const struct ib_device_ops tbr_dev_ops = {
 	.device_group = &tbr_dev_attr_group,
 	.get_dev_fw_str = tbr_get_dev_fw_str,
 	.get_dma_mr = tbr_get_dma_mr,
+	.get_hw_stats = tbr_get_hw_stats,
 	.get_link_layer = tbr_get_link_layer,
 	.get_port_immutable = tbr_get_port_immutable,
 	.mmap = tbr_mmap,
@@ -100,9 +103,58 @@ struct tbr_dev *tbr_dev_find_by_netdev_locked(struct net_device *ndev)
 	return NULL;
 }
 
+/* Thunderbolt links carry their own CRC on every packet; others may not. */
+static bool tbr_netdev_has_link_crc(struct net_device *ndev)
+{
+	struct device *parent = ndev->dev.parent;
+
+	return parent && parent->driver &&
+	       tbr_tbt_driver_match(parent->driver->name);
+}
+
+/*
+ * Our device on @ndev, with a reference (ib_device_put), for the packet
+ * handler: the core's ib_device_get_by_netdev() would also return another
+ * driver's device on the same netdev (rdma_rxe on a veth, say).
+ */
+struct tbr_dev *tbr_dev_get_by_netdev_rcu(struct net_device *ndev)
+{
+	struct tbr_dev *tdev;
+
+	list_for_each_entry_rcu(tdev, &tbr_devices, list)
+		if (tdev->ndev == ndev)
+			return ib_device_try_get(&tdev->ibdev) ? tdev : NULL;
+	return NULL;
+}
+
 static bool tbr_netdev_supported(struct net_device *ndev)
 {
 	return ndev->type == ARPHRD_ETHER || ndev->type == ARPHRD_LOOPBACK;
+}
+
+/*
+ * Just registered: if @ndev started unregistering meanwhile, the netdev
+ * notifier found the device not yet registered and left it alone (netdev.c),
+ * so remove it here, or the netdev would wait forever for its reference.
+ * RTNL orders reg_state before the notifier, which takes tbr_devices_lock.
+ */
+static int tbr_dev_check_netdev(struct tbr_dev *tdev, struct net_device *ndev)
+{
+	bool gone = false;
+
+	mutex_lock(&tbr_devices_lock);
+	/* Unless something removed it already (then the pointer is stale). */
+	if (tbr_dev_find_by_netdev_locked(ndev) == tdev &&
+	    READ_ONCE(ndev->reg_state) != NETREG_REGISTERED) {
+		gone = true;
+		get_device(&tdev->ibdev.dev);
+	}
+	mutex_unlock(&tbr_devices_lock);
+	if (!gone)
+		return 0;
+	ib_unregister_device(&tdev->ibdev);
+	put_device(&tdev->ibdev.dev);
+	return -ENODEV;
 }
 
 /*
@@ -132,14 +184,29 @@ int tbr_dev_add(const char *name, struct net_device *ndev)
 	}
 	ibdev = &tdev->ibdev;
 	INIT_LIST_HEAD(&tdev->list);
+
 	tdev->mode = (ndev->flags & IFF_LOOPBACK) ? TBRDMA_MODE_LOOPBACK :
 						   TBRDMA_MODE_NETDEV;
 	tdev->ndev = ndev;
+	tdev->csum = tbr_checksum < 0 ? !tbr_netdev_has_link_crc(ndev) :
+					!!tbr_checksum;
 	dev_hold(ndev);
 	ida_init(&tdev->pd_ida);
 	xa_init_flags(&tdev->mr_xa, XA_FLAGS_ALLOC);
 	xa_init_flags(&tdev->qp_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_IRQ);
 	xa_init_flags(&tdev->ah_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_IRQ);
+	tbr_peers_init(tdev);
+	err = tbr_counters_init(tdev);
+	if (err)
+		goto out_dealloc;
+	spin_lock_init(&tdev->tomb_lock);
+	if (tdev->mode == TBRDMA_MODE_NETDEV) {
+		err = -ENOMEM;
+		tdev->tombs = kcalloc(TBR_NET_TOMBS, sizeof(*tdev->tombs),
+				      GFP_KERNEL);
+		if (!tdev->tombs)
+			goto out_dealloc;
+	}
 
 	ibdev->node_type = RDMA_NODE_IB_CA;
 	ibdev->phys_port_cnt = 1;
@@ -161,13 +228,15 @@ int tbr_dev_add(const char *name, struct net_device *ndev)
 	 * call as soon as registration fails or the device is unregistered,
 	 * takes it off again.
 	 */
-	list_add_tail(&tdev->list, &tbr_devices);
+	list_add_tail_rcu(&tdev->list, &tbr_devices);
 	mutex_unlock(&tbr_devices_lock);
 
 	err = ib_register_device(ibdev, name, NULL);
-	if (err)
+	if (err) {
 		ib_dealloc_device(ibdev);	/* the caller's job on failure */
-	return err;
+		return err;
+	}
+	return tbr_dev_check_netdev(tdev, ndev);
 
 out_dealloc:
 	ib_dealloc_device(ibdev);	/* calls tbr_dealloc_driver */
@@ -189,8 +258,10 @@ static void tbr_dealloc_driver(struct ib_device *ibdev)
 	listed = !list_empty(&tdev->list);
 	if (listed) {
 		mutex_lock(&tbr_devices_lock);
-		list_del_init(&tdev->list);
+		list_del_rcu(&tdev->list);
 		mutex_unlock(&tbr_devices_lock);
+		/* The packet handler may still be looking at it. */
+		synchronize_rcu();
 	}
 	ida_destroy(&tdev->pd_ida);
 	/* Every object is gone by now: users have closed, kernel ULPs detached. */
@@ -199,6 +270,8 @@ static void tbr_dealloc_driver(struct ib_device *ibdev)
 	xa_destroy(&tdev->mr_xa);
 	xa_destroy(&tdev->qp_xa);
 	xa_destroy(&tdev->ah_xa);
+	tbr_counters_free(tdev);
+	kfree(tdev->tombs);
 	dev_put(tdev->ndev);
 }
 

@@ -26,13 +26,20 @@ enum tbr_resp tbr_loopback_deliver(struct tbr_qp *src, u32 dst_qpn,
 	struct tbr_qp *dst;
 	enum tbr_resp resp;
 
+	/* Each message counts as one packet each way: nothing is segmented. */
+	tbr_count(src->tdev, TBR_CNT_TX_PACKETS, 1);
+	tbr_count(src->tdev, TBR_CNT_TX_BYTES, msg->length);
 	dst = tbr_qp_get(src->tdev, dst_qpn);
 	if (!dst)
 		return unanswered;
-	if (tbr_loopback_peers(src, dst, msg->qkey))
+	if (tbr_loopback_peers(src, dst, msg->qkey)) {
+		tbr_count(src->tdev, TBR_CNT_RX_PACKETS, 1);
+		tbr_count(src->tdev, TBR_CNT_RX_BYTES, msg->length);
 		resp = tbr_rx_message(dst, msg);
-	else
+	} else {
+		tbr_count(src->tdev, TBR_CNT_RX_BAD_FRAMES, 1);
 		resp = unanswered;
+	}
 	tbr_qp_put(dst);
 	return resp;
 }

@@ -17,6 +17,11 @@ module_param(loopback, bool, 0444);
 MODULE_PARM_DESC(loopback,
 		 "Create the loopback soft-mode device tbrlo0 at load time (default: no)");
 
+int tbr_checksum = -1;
+module_param_named(checksum, tbr_checksum, int, 0644);
+MODULE_PARM_DESC(checksum,
+		 "End-to-end checksum on every frame of devices created from now on: 1 on, 0 off, -1 (default) on except on thunderbolt-net, whose link has its own CRC");
+
 /* `rdma link add NAME type tbrdma netdev DEV` */
 static int tbr_newlink(const char *ibdev_name, struct net_device *ndev)
 {
@@ -38,6 +43,7 @@ static int __init tbr_init(void)
 	err = tbr_netdev_events_init();
 	if (err)
 		goto err_wq;
+	tbr_net_init();		/* frames in, before any device exists */
 
 	rdma_link_register(&tbr_link_ops);
 
@@ -49,10 +55,12 @@ static int __init tbr_init(void)
 			goto err_link;
 		}
 	}
+	tbr_tbt_start();	/* thunderbolt_attach: last, nothing to undo */
 	return 0;
 
 err_link:
 	rdma_link_unregister(&tbr_link_ops);
+	tbr_net_exit();
 	tbr_netdev_events_exit();
 err_wq:
 	destroy_workqueue(tbr_wq);
@@ -67,7 +75,9 @@ static void __exit tbr_exit(void)
 	 * left waiting on a reference we hold.
 	 */
 	rdma_link_unregister(&tbr_link_ops);
+	tbr_tbt_stop();
 	tbr_dev_remove_all();
+	tbr_net_exit();
 	tbr_netdev_events_exit();
 	destroy_workqueue(tbr_wq);
 }

@@ -212,3 +212,13 @@ void *tbr_mr_kaddr(const struct tbr_mr *mr, u64 addr, size_t *contig)
 	*contig = mr->length - off;
 	return mr->kva + mr->page_offset + off;
 }
+
+/* The pinned page holding @addr of a user MR, and the offset in it. */
+struct page *tbr_mr_page(const struct tbr_mr *mr, u64 addr,
+			 unsigned int *page_off)
+{
+	u64 off = mr->page_offset + (addr - mr->iova);
+
+	*page_off = off & ~PAGE_MASK;
+	return mr->pages[off >> PAGE_SHIFT];
+}

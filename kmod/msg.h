@@ -20,6 +20,10 @@ struct tbr_xfer {
 	u64 atomic_orig;		/* ATOMIC_*: the value found */
 };
 
+/*
+ * A message, or one frame of it on a network device.  Loopback messages
+ * are always one frame: first and last, offset 0, length == total.
+ */
 struct tbr_msg {
 	u32 opcode;			/* enum ib_uverbs_wr_opcode */
 	bool solicited;
@@ -27,12 +31,29 @@ struct tbr_msg {
 	u32 src_qpn;
 	u32 qkey;			/* UD */
 	const struct tbr_ah_info *ah;	/* UD: source and destination GIDs */
-	u64 length;
-	u64 remote_addr;		/* RDMA and atomics */
+	u64 length;			/* payload of this frame (READ: to read) */
+	u64 total;			/* of the whole message */
+	u64 offset;			/* of this frame's payload in the message */
+	bool first;
+	bool last;
+	u64 remote_addr;		/* RDMA and atomics: of this frame's payload */
 	u32 rkey;
 	u64 compare_add;
 	u64 swap;
 	struct tbr_xfer *xfer;		/* local: payload (SEND/WRITE) or destination (READ) */
+	const struct sk_buff *skb;	/* network: the payload is here instead */
+	u32 skb_off;
+};
+
+/*
+ * A SEND arriving in several frames keeps its receive WQE between them
+ * (network devices; under the responder's lock).
+ */
+struct tbr_rx_cont {
+	bool active;
+	u64 wr_id;
+	u32 hdr_len;			/* UD: GRH bytes in front of the payload */
+	struct tbr_sgl sgl;		/* the receive buffers, MR references held */
 };
 
 /* What the responder answers; the requester turns it into a completion. */
@@ -47,6 +68,13 @@ enum tbr_resp {
 };
 
 enum tbr_resp tbr_rx_message(struct tbr_qp *dst, struct tbr_msg *msg);
+void tbr_rx_cont_flush(struct tbr_qp *qp, struct tbr_rx_cont *cont);
+
+/* tx.c: a WQE checked and described as a message */
+enum ib_wc_status tbr_tx_prepare(struct tbr_qp *qp,
+				 struct tbrdma_send_wqe *wqe,
+				 struct tbr_msg *msg, struct tbr_sgl *local,
+				 struct tbr_ah_info *ah, u32 *dst_qpn);
 
 /* loopback.c: the loopback transport */
 enum tbr_resp tbr_loopback_deliver(struct tbr_qp *src, u32 dst_qpn,

@@ -11,7 +11,7 @@
  * extension headers.  Kept as a budget the wire format must fit in, so the
  * MTU an application sees does not change when the format gains a field.
  */
-#define TBR_FRAME_OVERHEAD	64
+#define TBR_FRAME_OVERHEAD	128
 
 #define TBR_IB_MTU_MIN		256
 #define TBR_IB_MTU_MAX		4096

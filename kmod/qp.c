@@ -6,7 +6,7 @@
  * legal is the core's table (ib_modify_qp_is_ok); the values are checked
  * here against what the device supports.
  */
-#include "msg.h"
+#include "net.h"
 #include "timers.h"
 
 /* Send WQE slots hold the header and either the SGEs or the inline data. */
@@ -106,9 +106,6 @@ int tbr_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	default:
 		return -EOPNOTSUPP;
 	}
-	/* The network transport is not there yet: loopback mode only. */
-	if (tdev->mode != TBRDMA_MODE_LOOPBACK)
-		return -EOPNOTSUPP;
 	if (init->create_flags)
 		return -EOPNOTSUPP;
 	err = tbr_qp_check_caps(qp, init);
@@ -138,16 +135,23 @@ int tbr_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->xfer = kmalloc(sizeof(*qp->xfer), GFP_KERNEL);
 	if (!qp->wqe || !qp->xfer)
 		goto err_queues;
+	if (tdev->mode == TBRDMA_MODE_NETDEV) {
+		err = tbr_net_qp_create(qp);
+		if (err)
+			goto err_queues;
+	}
 
 	if (udata) {
 		err = tbr_respond(udata, &resp, sizeof(resp));
 		if (err)
-			goto err_queues;
+			goto err_net;
 	}
 	/* Visible to the responder from here on. */
 	xa_store_irq(&tdev->qp_xa, ibqp->qp_num, qp, GFP_KERNEL);
 	return 0;
 
+err_net:
+	tbr_net_qp_destroy(qp);
 err_queues:
 	kfree(qp->xfer);
 	kfree(qp->wqe);
@@ -168,6 +172,7 @@ int tbr_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	if (!refcount_dec_and_test(&qp->users))
 		wait_for_completion(&qp->released);
 	tbr_tx_stop(qp);
+	tbr_net_qp_destroy(qp);
 
 	kfree(qp->xfer);
 	kfree(qp->wqe);
@@ -356,6 +361,8 @@ out:
 	if (err)
 		return err;
 
+	if (cur != next)
+		tbr_net_qp_start(qp, next);
 	if (next == IB_QPS_ERR)
 		tbr_qp_set_error(qp);
 	else if (next == IB_QPS_RTS || next == IB_QPS_SQD)

@@ -32,9 +32,6 @@ int tbr_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	attr->device_cap_flags = IB_DEVICE_RC_RNR_NAK_GEN |
 				 IB_DEVICE_SYS_IMAGE_GUID |
 				 IB_DEVICE_PORT_ACTIVE_EVENT;
-	/* The rest is the data path, which needs a transport. */
-	if (to_tdev(ibdev)->mode != TBRDMA_MODE_LOOPBACK)
-		goto out;
 	attr->max_qp = TBR_MAX_QP;
 	attr->max_qp_wr = TBR_MAX_QP_WR;
 	attr->max_send_sge = TBR_MAX_SGE;
@@ -51,7 +48,6 @@ int tbr_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	attr->max_qp_init_rd_atom = TBR_MAX_RD_ATOM;
 	attr->max_res_rd_atom = TBR_MAX_RD_ATOM * TBR_MAX_QP;
 	attr->atomic_cap = IB_ATOMIC_HCA;
-out:
 	/* `rdma link delete` is how an administrator removes our devices. */
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 	return 0;
@@ -100,11 +96,10 @@ int tbr_query_port(struct ib_device *ibdev, u32 port, struct ib_port_attr *attr)
 	attr->active_mtu = ib_mtu_int_to_enum(mtu ? mtu : TBR_IB_MTU_MIN);
 	attr->gid_tbl_len = TBR_GID_TABLE_LEN;
 	attr->pkey_tbl_len = TBR_PKEY_TABLE_LEN;
-	attr->max_msg_sz = tdev->mode == TBRDMA_MODE_LOOPBACK ? TBR_MAX_MSG_SIZE : 0;
+	attr->max_msg_sz = TBR_MAX_MSG_SIZE;
 	/* uverbs turns this into the IP_BASED_GIDS port capability. */
 	attr->ip_gids = true;
-	if (tdev->mode == TBRDMA_MODE_LOOPBACK)
-		attr->port_cap_flags = IB_PORT_CM_SUP;
+	attr->port_cap_flags = IB_PORT_CM_SUP;
 	attr->max_vl_num = 1;
 
 	if (mtu && tbr_netdev_port_active(ndev)) {
@@ -136,14 +131,9 @@ int tbr_get_port_immutable(struct ib_device *ibdev, u32 port,
 
 	immutable->gid_tbl_len = attr.gid_tbl_len;
 	immutable->pkey_tbl_len = attr.pkey_tbl_len;
-	if (to_tdev(ibdev)->mode == TBRDMA_MODE_LOOPBACK) {
-		immutable->core_cap_flags = RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP;
-		immutable->max_mad_size = IB_MGMT_MAD_SIZE;
-	} else {
-		immutable->core_cap_flags = RDMA_CORE_CAP_PROT_ROCE_UDP_ENCAP |
-					    RDMA_CORE_CAP_ETH_AH;
-		immutable->max_mad_size = 0;
-	}
+	/* RoCEv2 addressing, GSI and CM: RDMA CM works as over RoCE. */
+	immutable->core_cap_flags = RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP;
+	immutable->max_mad_size = IB_MGMT_MAD_SIZE;
 	return 0;
 }
 

@@ -15,7 +15,7 @@
 #include <net/ipv6.h>
 #include <rdma/ib_pack.h>
 
-#include "msg.h"
+#include "net.h"
 
 static bool tbr_rx_reliable(struct tbr_qp *qp)
 {
@@ -128,53 +128,137 @@ static void tbr_rx_build_grh(u8 *grh, const struct tbr_ah_info *ah, u64 len)
 	}
 }
 
-static enum tbr_resp tbr_rx_send(struct tbr_qp *qp, struct tbr_msg *msg)
+/* Move this frame's payload to @dst at @dst_off. */
+static void tbr_rx_copy_in(struct tbr_sgl *dst, u64 dst_off,
+			   const struct tbr_msg *msg)
 {
-	struct tbrdma_recv_wqe *wqe = (void *)msg->xfer->recv_wqe;
-	struct tbr_sgl *dst = &msg->xfer->remote;
-	u32 hdr_len = msg->ah ? sizeof(msg->xfer->grh) : 0;
-	enum ib_wc_status status;
-	enum tbr_resp resp;
+	if (msg->skb)
+		tbr_sgl_copy_from_skb(dst, dst_off, msg->skb, msg->skb_off,
+				      msg->length);
+	else
+		tbr_sgl_copy(dst, dst_off, &msg->xfer->local, msg->length);
+}
 
-	if (tbr_rx_take_wqe(qp, msg, &resp))
-		return resp;
-
-	status = tbr_sgl_resolve(dst, qp->tdev, qp->pdn,
-				 (struct tbrdma_sge *)(wqe + 1), wqe->num_sge,
-				 IB_ACCESS_LOCAL_WRITE);
-	if (status != IB_WC_SUCCESS) {
-		tbr_rx_complete(qp, wqe->wr_id, status, IB_WC_RECV, 0, msg);
-		tbr_qp_set_error(qp);
-		return tbr_rx_reliable(qp) ? TBR_RESP_REM_OP : TBR_RESP_DROPPED;
-	}
-	if (msg->length + hdr_len > dst->total) {
+/* A receive WQE was taken and its buffers resolved: check, place the GRH. */
+static enum tbr_resp tbr_rx_send_begin(struct tbr_qp *qp, struct tbr_msg *msg,
+				       struct tbr_sgl *dst, u64 wr_id,
+				       u32 hdr_len)
+{
+	if (msg->total + hdr_len > dst->total) {
 		tbr_sgl_put(dst);
-		tbr_rx_complete(qp, wqe->wr_id, IB_WC_LOC_LEN_ERR, IB_WC_RECV,
-				0, msg);
+		tbr_rx_complete(qp, wr_id, IB_WC_LOC_LEN_ERR, IB_WC_RECV, 0,
+				msg);
 		if (!tbr_rx_reliable(qp))
 			return TBR_RESP_DROPPED;
 		tbr_qp_set_error(qp);
 		return TBR_RESP_REM_INV;
 	}
-
 	if (hdr_len) {
 		struct tbr_sgl grh;
 
-		tbr_rx_build_grh(msg->xfer->grh, msg->ah, msg->length);
+		tbr_rx_build_grh(msg->xfer->grh, msg->ah, msg->total);
 		tbr_sgl_kernel(&grh, msg->xfer->grh, hdr_len);
 		tbr_sgl_copy(dst, 0, &grh, hdr_len);
 	}
-	tbr_sgl_copy(dst, hdr_len, &msg->xfer->local, msg->length);
-	tbr_sgl_put(dst);
-	tbr_rx_complete(qp, wqe->wr_id, IB_WC_SUCCESS, IB_WC_RECV,
-			msg->length + hdr_len, msg);
 	return TBR_RESP_OK;
 }
 
+/*
+ * A SEND, or one frame of it.  The first frame takes a receive WQE; one
+ * that is not also the last keeps it in the QP's continuation until the
+ * last frame completes it.  A UC message whose end was lost leaves its WQE
+ * there for the next message, which the verbs spec allows.
+ */
+static enum tbr_resp tbr_rx_send(struct tbr_qp *qp, struct tbr_msg *msg)
+{
+	struct tbr_rx_cont *cont = tbr_rx_cont_of(qp);
+	struct tbrdma_recv_wqe *wqe = (void *)msg->xfer->recv_wqe;
+	struct tbr_sgl *dst = &msg->xfer->remote;
+	u32 hdr_len = msg->ah ? sizeof(msg->xfer->grh) : 0;
+	enum ib_wc_status status;
+	enum tbr_resp resp;
+	u64 wr_id;
+
+	if (cont && cont->active) {
+		dst = &cont->sgl;
+		wr_id = cont->wr_id;
+		hdr_len = cont->hdr_len;
+		if (msg->first && msg->total + hdr_len > dst->total)
+			goto too_long;
+	} else {
+		if (!msg->first)	/* UC: the start was lost */
+			return TBR_RESP_DROPPED;
+		if (tbr_rx_take_wqe(qp, msg, &resp))
+			return resp;
+		wr_id = wqe->wr_id;
+		status = tbr_sgl_resolve(dst, qp->tdev, qp->pdn,
+					 (struct tbrdma_sge *)(wqe + 1),
+					 wqe->num_sge, IB_ACCESS_LOCAL_WRITE);
+		if (status != IB_WC_SUCCESS) {
+			tbr_rx_complete(qp, wr_id, status, IB_WC_RECV, 0, msg);
+			tbr_qp_set_error(qp);
+			return tbr_rx_reliable(qp) ? TBR_RESP_REM_OP :
+						     TBR_RESP_DROPPED;
+		}
+		resp = tbr_rx_send_begin(qp, msg, dst, wr_id, hdr_len);
+		if (resp != TBR_RESP_OK)
+			return resp;
+		if (!msg->last) {
+			if (WARN_ON_ONCE(!cont)) {
+				tbr_sgl_put(dst);
+				return TBR_RESP_DROPPED;
+			}
+			cont->sgl = *dst;
+			cont->wr_id = wr_id;
+			cont->hdr_len = hdr_len;
+			cont->active = true;
+			dst = &cont->sgl;
+		}
+	}
+	if (msg->offset + msg->length > msg->total)
+		goto too_long;
+
+	tbr_rx_copy_in(dst, hdr_len + msg->offset, msg);
+	if (!msg->last)
+		return TBR_RESP_OK;
+	tbr_sgl_put(dst);
+	if (cont)
+		cont->active = false;
+	tbr_rx_complete(qp, wr_id, IB_WC_SUCCESS, IB_WC_RECV,
+			msg->total + hdr_len, msg);
+	return TBR_RESP_OK;
+
+too_long:
+	tbr_sgl_put(dst);
+	if (cont)
+		cont->active = false;
+	tbr_rx_complete(qp, wr_id, IB_WC_LOC_LEN_ERR, IB_WC_RECV, 0, msg);
+	if (!tbr_rx_reliable(qp))
+		return TBR_RESP_DROPPED;
+	tbr_qp_set_error(qp);
+	return TBR_RESP_REM_INV;
+}
+
+/* The QP leaves service: a SEND in progress completes as flushed. */
+void tbr_rx_cont_flush(struct tbr_qp *qp, struct tbr_rx_cont *cont)
+{
+	struct tbr_msg msg = { .src_qpn = 0 };
+
+	if (!cont->active)
+		return;
+	cont->active = false;
+	tbr_sgl_put(&cont->sgl);
+	tbr_rx_complete(qp, cont->wr_id, IB_WC_WR_FLUSH_ERR, IB_WC_RECV, 0,
+			&msg);
+}
+
+/* An RDMA WRITE, or one frame of it; the immediate comes with the last. */
 static enum tbr_resp tbr_rx_write(struct tbr_qp *qp, struct tbr_msg *msg)
 {
 	struct tbrdma_recv_wqe *wqe = (void *)msg->xfer->recv_wqe;
 	struct tbr_sgl *dst = &msg->xfer->remote;
+	bool with_imm = msg->opcode == IB_UVERBS_WR_RDMA_WRITE_WITH_IMM &&
+			msg->last;
 	enum tbr_resp resp;
 
 	if (!(qp->access & IB_ACCESS_REMOTE_WRITE) ||
@@ -184,16 +268,15 @@ static enum tbr_resp tbr_rx_write(struct tbr_qp *qp, struct tbr_msg *msg)
 		return tbr_rx_access_error(qp);
 
 	/* The key is good; only now may the immediate consume a WQE. */
-	if (msg->opcode == IB_UVERBS_WR_RDMA_WRITE_WITH_IMM &&
-	    tbr_rx_take_wqe(qp, msg, &resp)) {
+	if (with_imm && tbr_rx_take_wqe(qp, msg, &resp)) {
 		tbr_sgl_put(dst);
 		return resp;
 	}
-	tbr_sgl_copy(dst, 0, &msg->xfer->local, msg->length);
+	tbr_rx_copy_in(dst, 0, msg);
 	tbr_sgl_put(dst);
-	if (msg->opcode == IB_UVERBS_WR_RDMA_WRITE_WITH_IMM)
+	if (with_imm)
 		tbr_rx_complete(qp, wqe->wr_id, IB_WC_SUCCESS,
-				IB_WC_RECV_RDMA_WITH_IMM, msg->length, msg);
+				IB_WC_RECV_RDMA_WITH_IMM, msg->total, msg);
 	return TBR_RESP_OK;
 }
 
@@ -206,6 +289,9 @@ static enum tbr_resp tbr_rx_read(struct tbr_qp *qp, struct tbr_msg *msg)
 				   msg->remote_addr, msg->length,
 				   IB_ACCESS_REMOTE_READ) != IB_WC_SUCCESS)
 		return tbr_rx_access_error(qp);
+	/* Network: the transport sends @src back in frames and puts it. */
+	if (msg->skb)
+		return TBR_RESP_OK;
 	tbr_sgl_copy(&msg->xfer->local, 0, src, msg->length);
 	tbr_sgl_put(src);
 	return TBR_RESP_OK;
@@ -248,6 +334,7 @@ enum tbr_resp tbr_rx_message(struct tbr_qp *qp, struct tbr_msg *msg)
 	default:	/* not receiving: the request goes unanswered */
 		return tbr_rx_reliable(qp) ? TBR_RESP_NO_QP : TBR_RESP_DROPPED;
 	}
+	tbr_count(qp->tdev, TBR_CNT_RX_OPS, 1);
 
 	switch (msg->opcode) {
 	case IB_UVERBS_WR_SEND:

@@ -143,6 +143,64 @@ void tbr_sgl_copy(struct tbr_sgl *dst, u64 dst_off, const struct tbr_sgl *src,
 	}
 }
 
+void tbr_sgl_copy_from_skb(struct tbr_sgl *dst, u64 dst_off,
+			   const struct sk_buff *skb, u32 skb_off, u32 len)
+{
+	struct tbr_sgl_pos d = tbr_sgl_seek(dst, dst_off);
+
+	while (len) {
+		size_t dn, n;
+		void *dp;
+
+		if (WARN_ON_ONCE(d.seg >= dst->nseg))
+			return;
+		dp = tbr_seg_kaddr(&dst->seg[d.seg], d.off, &dn);
+		n = min_t(size_t, dn, len);
+		/* Cannot fail: the caller checked skb->len. */
+		if (WARN_ON_ONCE(skb_copy_bits(skb, skb_off, dp, n)))
+			return;
+		tbr_sgl_advance(dst, &d, n);
+		skb_off += n;
+		len -= n;
+	}
+}
+
+void tbr_sgl_iter_init(struct tbr_sgl_iter *it, const struct tbr_sgl *sgl,
+		       u64 skip)
+{
+	struct tbr_sgl_pos pos = tbr_sgl_seek(sgl, skip);
+
+	it->sgl = sgl;
+	it->seg = pos.seg;
+	it->off = pos.off;
+}
+
+bool tbr_sgl_iter_next(struct tbr_sgl_iter *it, size_t max,
+		       struct tbr_sgl_piece *piece)
+{
+	const struct tbr_seg *seg;
+	size_t contig;
+
+	if (it->seg >= it->sgl->nseg || !max)
+		return false;
+	seg = &it->sgl->seg[it->seg];
+	piece->kaddr = tbr_seg_kaddr(seg, it->off, &contig);
+	piece->page = NULL;
+	piece->len = min(contig, max);
+	if (seg->mr && seg->mr->type == TBR_MR_USER) {
+		piece->page = tbr_mr_page(seg->mr, seg->addr + it->off,
+					  &piece->page_off);
+		piece->len = min_t(size_t, piece->len,
+				   PAGE_SIZE - piece->page_off);
+	}
+	it->off += piece->len;
+	if (it->off == seg->len) {
+		it->seg++;
+		it->off = 0;
+	}
+	return true;
+}
+
 u64 *tbr_sgl_u64(const struct tbr_sgl *sgl)
 {
 	size_t contig;

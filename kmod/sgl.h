@@ -7,6 +7,8 @@
 #ifndef TBRDMA_SGL_H
 #define TBRDMA_SGL_H
 
+#include <linux/skbuff.h>
+
 #include "tbrdma.h"
 
 struct tbr_seg {
@@ -43,6 +45,33 @@ void tbr_sgl_put(struct tbr_sgl *sgl);
 /* Copy @len bytes from @src to @dst; both are at least @len long. */
 void tbr_sgl_copy(struct tbr_sgl *dst, u64 dst_off, const struct tbr_sgl *src,
 		  u64 len);
+
+/* Copy @len bytes of @skb from @skb_off to @dst at @dst_off. */
+void tbr_sgl_copy_from_skb(struct tbr_sgl *dst, u64 dst_off,
+			   const struct sk_buff *skb, u32 skb_off, u32 len);
+
+/*
+ * Walking a list in pieces that are contiguous in kernel memory and, for
+ * pinned user pages, never cross a page: what frames are built from.
+ */
+struct tbr_sgl_iter {
+	const struct tbr_sgl *sgl;
+	u32 seg;
+	u64 off;
+};
+
+struct tbr_sgl_piece {
+	void *kaddr;
+	struct page *page;	/* NULL unless the piece is in a user MR */
+	unsigned int page_off;
+	size_t len;
+};
+
+void tbr_sgl_iter_init(struct tbr_sgl_iter *it, const struct tbr_sgl *sgl,
+		       u64 skip);
+/* The next piece of at most @max bytes; false at the end of the list. */
+bool tbr_sgl_iter_next(struct tbr_sgl_iter *it, size_t max,
+		       struct tbr_sgl_piece *piece);
 
 /* The kernel address of the 8 bytes at the start of a one-segment list. */
 u64 *tbr_sgl_u64(const struct tbr_sgl *sgl);

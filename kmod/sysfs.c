@@ -27,9 +27,21 @@ static ssize_t tbrdma_mode_show(struct device *device,
 }
 static DEVICE_ATTR_RO(tbrdma_mode);
 
+/* The peers frames came from: "MAC RX_PACKETS MS_AGO", most recent first. */
+static ssize_t tbrdma_peers_show(struct device *device,
+				 struct device_attribute *attr, char *buf)
+{
+	struct tbr_dev *tdev = rdma_device_to_drv_device(device, struct tbr_dev,
+							 ibdev);
+
+	return tbr_peers_show(tdev, buf);
+}
+static DEVICE_ATTR_RO(tbrdma_peers);
+
 static struct attribute *tbr_dev_attrs[] = {
 	&dev_attr_tbrdma_abi_version.attr,
 	&dev_attr_tbrdma_mode.attr,
+	&dev_attr_tbrdma_peers.attr,
 	NULL,
 };
 

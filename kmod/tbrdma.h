@@ -29,6 +29,8 @@
 #include "limits.h"
 #include "queue.h"
 #include "ah.h"
+#include "counters.h"
+#include "peers.h"
 
 #define TBR_PORT	1	/* every tbrdma device has exactly one port */
 
@@ -47,9 +49,23 @@ struct tbr_dev {
 	u32 ah_next;
 	atomic_t num_cq;
 	atomic_t num_srq;
+	struct tbr_counters __percpu *counters;
+	struct tbr_peers peers;		/* who frames came from (peers.c) */
+	bool csum;			/* checksum frames out, require it in */
+	spinlock_t tomb_lock;		/* destroyed RC QPs that still ACK (net_qp.c) */
+	u32 tomb_next;
+	struct tbr_net_tomb *tombs;	/* TBR_NET_TOMBS, network devices only */
 };
 
+/* Count on the local CPU; any context. */
+static inline void tbr_count(struct tbr_dev *tdev, enum tbr_counter c, u64 n)
+{
+	this_cpu_add(tdev->counters->v[c], n);
+}
+
 struct tbr_xfer;
+struct tbr_net_qp;
+struct tbr_net_tomb;
 
 struct tbr_ucontext {
 	struct ib_ucontext ibuc;
@@ -156,6 +172,9 @@ struct tbr_qp {
 	struct tbr_recvq rq;	/* unused when srq is set */
 	struct tbr_srq *srq;
 
+	/* network devices only: the reliable transport's state (net.h) */
+	struct tbr_net_qp *net;
+
 	refcount_t users;	/* 1 while it exists + one per lookup */
 	struct completion released;
 };
@@ -227,6 +246,7 @@ extern struct mutex tbr_devices_lock;
 extern struct workqueue_struct *tbr_wq;
 int tbr_dev_add(const char *name, struct net_device *ndev);
 struct tbr_dev *tbr_dev_find_by_netdev_locked(struct net_device *ndev);
+struct tbr_dev *tbr_dev_get_by_netdev_rcu(struct net_device *ndev);
 void tbr_dev_remove_all(void);
 
 /* query.c: attributes the core and user space ask for */
@@ -240,10 +260,22 @@ int tbr_query_pkey(struct ib_device *ibdev, u32 port, u16 index, u16 *pkey);
 enum rdma_link_layer tbr_get_link_layer(struct ib_device *ibdev, u32 port);
 void tbr_get_dev_fw_str(struct ib_device *ibdev, char *str);
 
+/* main.c */
+extern int tbr_checksum;
+
+/* net_rx.c: the packet handler of the network transport */
+int tbr_net_init(void);
+void tbr_net_exit(void);
+
 /* netdev.c: follow the attached netdev's state */
 int tbr_netdev_events_init(void);
 void tbr_netdev_events_exit(void);
 bool tbr_netdev_port_active(struct net_device *ndev);
+
+/* thunderbolt.c: opt-in auto-attach to thunderbolt-net netdevs */
+void tbr_tbt_start(void);
+void tbr_tbt_stop(void);
+void tbr_tbt_netdev_registered(struct net_device *ndev);
 
 /* ucontext.c */
 int tbr_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata);
@@ -254,6 +286,12 @@ void tbr_mmap_free(struct rdma_user_mmap_entry *entry);
 /* pd.c */
 int tbr_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 int tbr_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
+
+/* counters.c */
+struct rdma_hw_stats *tbr_alloc_hw_port_stats(struct ib_device *ibdev,
+					      u32 port);
+int tbr_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
+		     u32 port, int index);
 
 /* sysfs.c */
 extern const struct attribute_group tbr_dev_attr_group;
@@ -267,6 +305,8 @@ struct tbr_mr *tbr_mr_get(struct tbr_dev *tdev, u32 key, u32 pdn,
 			  int access, u64 addr, u64 len);
 void tbr_mr_put(struct tbr_mr *mr);
 void *tbr_mr_kaddr(const struct tbr_mr *mr, u64 addr, size_t *contig);
+struct page *tbr_mr_page(const struct tbr_mr *mr, u64 addr,
+			 unsigned int *page_off);
 
 /* cq.c */
 int tbr_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
@@ -327,5 +367,11 @@ void tbr_tx_init(struct tbr_qp *qp);
 void tbr_tx_kick(struct tbr_qp *qp);
 void tbr_tx_schedule(struct tbr_qp *qp);
 void tbr_tx_stop(struct tbr_qp *qp);
+void tbr_tx_complete(struct tbr_qp *qp, u64 wr_id, u32 opcode,
+		     enum ib_wc_status status, u32 byte_len);
+void tbr_tx_fail(struct tbr_qp *qp);
+void tbr_tx_flush_one(struct tbr_qp *qp);
+void tbr_tx_sq_drained(struct tbr_qp *qp);
+u32 tbr_tx_ud_max(struct tbr_dev *tdev);
 
 #endif /* TBRDMA_H */

@@ -23,6 +23,17 @@ static inline unsigned int tbr_rnr_timer_us(unsigned int code)
 	return code ? tens_of_us[code] * 10U : 655360U;
 }
 
+/*
+ * timeout (5 bits): how long a requester waits for an ACK before it
+ * retransmits, 4.096 us * 2^timeout, in microseconds; 0 means for ever
+ * (returned as 0).
+ */
+static inline unsigned long long tbr_ack_timeout_us(unsigned int code)
+{
+	code &= 31;
+	return code ? (4096ULL << code) / 1000 : 0;
+}
+
 /* rnr_retry 7 means "retry for ever". */
 #define TBR_RNR_RETRY_INFINITE	7
 

@@ -9,7 +9,7 @@
  */
 #include <linux/sched.h>
 
-#include "msg.h"
+#include "net.h"
 #include "timers.h"
 
 /* An answer the responder cannot give yet: wait, then execute again. */
@@ -105,63 +105,102 @@ static bool tbr_tx_ud(struct tbr_qp *qp, struct tbrdma_send_wqe *wqe,
 	return true;
 }
 
-/* Execute one WQE: a completion status, or TBR_TX_RNR_WAIT. */
-static int tbr_tx_execute(struct tbr_qp *qp, struct tbrdma_send_wqe *wqe,
-			  u32 *byte_len)
+/* The longest datagram a UD QP of this device can send. */
+u32 tbr_tx_ud_max(struct tbr_dev *tdev)
 {
-	struct tbr_xfer *xfer = qp->xfer;
-	struct tbr_msg msg = {
+	u32 max = ib_mtu_enum_to_int(IB_MTU_4096);
+
+	if (tdev->mode == TBRDMA_MODE_LOOPBACK)
+		return max;
+	return min(max, tbr_net_max_payload(tdev, TBR_OP_SEND,
+					    TBR_TRANSPORT_UD));
+}
+
+/*
+ * Check @wqe and describe it in @msg as one whole message.  On success the
+ * local keys are held in @local (the caller puts them); on failure nothing
+ * is held and the completion status is returned.
+ */
+enum ib_wc_status tbr_tx_prepare(struct tbr_qp *qp,
+				 struct tbrdma_send_wqe *wqe,
+				 struct tbr_msg *msg, struct tbr_sgl *local,
+				 struct tbr_ah_info *ah, u32 *dst_qpn)
+{
+	enum ib_wc_status status;
+
+	*msg = (struct tbr_msg) {
 		.opcode = wqe->opcode,
 		.solicited = wqe->send_flags & TBRDMA_WQE_SOLICITED,
 		.imm_data = wqe->imm_data,
 		.src_qpn = qp->ibqp.qp_num,
-		.xfer = xfer,
+		.first = true,
+		.last = true,
 	};
-	struct tbr_ah_info ah;
-	enum ib_wc_status status;
-	enum tbr_resp resp;
-	u32 dst_qpn;
-
 	if (!tbr_opcode_allowed(qp->ibqp.qp_type, wqe->opcode))
 		return IB_WC_LOC_QP_OP_ERR;
-	status = tbr_tx_local(qp, wqe, &xfer->local);
+	status = tbr_tx_local(qp, wqe, local);
 	if (status != IB_WC_SUCCESS)
 		return status;
-	msg.length = xfer->local.total;
+	msg->length = local->total;
 
 	if (tbr_qp_is_datagram(qp)) {
 		status = IB_WC_LOC_QP_OP_ERR;
-		if (!tbr_tx_ud(qp, wqe, &msg, &ah))
-			goto out;
+		if (!tbr_tx_ud(qp, wqe, msg, ah))
+			goto err;
 		status = IB_WC_LOC_LEN_ERR;
-		if (msg.length > ib_mtu_enum_to_int(IB_MTU_4096))
-			goto out;
-		dst_qpn = wqe->wr.ud.remote_qpn;
+		if (msg->length > tbr_tx_ud_max(qp->tdev))
+			goto err;
+		*dst_qpn = wqe->wr.ud.remote_qpn;
 	} else {
-		dst_qpn = READ_ONCE(qp->dest_qpn);
+		*dst_qpn = READ_ONCE(qp->dest_qpn);
 	}
 
 	switch (wqe->opcode) {
 	case IB_UVERBS_WR_RDMA_WRITE:
 	case IB_UVERBS_WR_RDMA_WRITE_WITH_IMM:
 	case IB_UVERBS_WR_RDMA_READ:
-		msg.remote_addr = wqe->wr.rdma.remote_addr;
-		msg.rkey = wqe->wr.rdma.rkey;
+		msg->remote_addr = wqe->wr.rdma.remote_addr;
+		msg->rkey = wqe->wr.rdma.rkey;
 		break;
 	case IB_UVERBS_WR_ATOMIC_CMP_AND_SWP:
 	case IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD:
 		status = IB_WC_LOC_LEN_ERR;
-		if (msg.length < sizeof(u64))
-			goto out;
-		msg.length = sizeof(u64);
-		msg.remote_addr = wqe->wr.atomic.remote_addr;
-		msg.rkey = wqe->wr.atomic.rkey;
-		msg.compare_add = wqe->wr.atomic.compare_add;
-		msg.swap = wqe->wr.atomic.swap;
+		if (msg->length < sizeof(u64))
+			goto err;
+		msg->length = sizeof(u64);
+		msg->remote_addr = wqe->wr.atomic.remote_addr;
+		msg->rkey = wqe->wr.atomic.rkey;
+		msg->compare_add = wqe->wr.atomic.compare_add;
+		msg->swap = wqe->wr.atomic.swap;
 		break;
 	}
+	msg->total = msg->length;
+	return IB_WC_SUCCESS;
+err:
+	tbr_sgl_put(local);
+	return status;
+}
 
-	resp = tbr_loopback_deliver(qp, dst_qpn, &msg);
+/* Execute one WQE at once: a completion status, or TBR_TX_RNR_WAIT. */
+static int tbr_tx_execute(struct tbr_qp *qp, struct tbrdma_send_wqe *wqe,
+			  u32 *byte_len)
+{
+	struct tbr_xfer *xfer = qp->xfer;
+	enum ib_wc_status status;
+	struct tbr_ah_info ah;
+	struct tbr_msg msg;
+	enum tbr_resp resp;
+	u32 dst_qpn;
+
+	status = tbr_tx_prepare(qp, wqe, &msg, &xfer->local, &ah, &dst_qpn);
+	if (status != IB_WC_SUCCESS)
+		return status;
+	msg.xfer = xfer;
+
+	if (qp->net)
+		resp = tbr_net_send_unreliable(qp, dst_qpn, &msg);
+	else
+		resp = tbr_loopback_deliver(qp, dst_qpn, &msg);
 	if (resp == TBR_RESP_RNR) {
 		tbr_sgl_put(&xfer->local);
 		return TBR_TX_RNR_WAIT;
@@ -176,13 +215,12 @@ static int tbr_tx_execute(struct tbr_qp *qp, struct tbrdma_send_wqe *wqe,
 		tbr_sgl_copy(&xfer->local, 0, &orig, sizeof(u64));
 	}
 	*byte_len = msg.length;
-out:
 	tbr_sgl_put(&xfer->local);
 	return status;
 }
 
-static void tbr_tx_complete(struct tbr_qp *qp, u64 wr_id, u32 opcode,
-			    enum ib_wc_status status, u32 byte_len)
+void tbr_tx_complete(struct tbr_qp *qp, u64 wr_id, u32 opcode,
+		     enum ib_wc_status status, u32 byte_len)
 {
 	struct tbrdma_cqe cqe = {
 		.wr_id = wr_id,
@@ -197,7 +235,7 @@ static void tbr_tx_complete(struct tbr_qp *qp, u64 wr_id, u32 opcode,
 }
 
 /* A failed WQE: RC QPs go to error, UC/UD QPs to send queue error. */
-static void tbr_tx_fail(struct tbr_qp *qp)
+void tbr_tx_fail(struct tbr_qp *qp)
 {
 	unsigned long flags;
 
@@ -227,7 +265,7 @@ static bool tbr_tx_rnr(struct tbr_qp *qp)
 }
 
 /* Complete every WQE left in the SQ with a flush error (QP in ERR or SQE). */
-static void tbr_tx_flush_one(struct tbr_qp *qp)
+void tbr_tx_flush_one(struct tbr_qp *qp)
 {
 	struct tbrdma_send_wqe *slot = tbr_queue_slot(&qp->sq, qp->sq.kidx);
 
@@ -236,7 +274,7 @@ static void tbr_tx_flush_one(struct tbr_qp *qp)
 	tbr_queue_consume(&qp->sq);
 }
 
-static void tbr_tx_sq_drained(struct tbr_qp *qp)
+void tbr_tx_sq_drained(struct tbr_qp *qp)
 {
 	unsigned long flags;
 	bool notify;
@@ -281,6 +319,12 @@ static void tbr_tx_process(struct tbr_qp *qp)
 
 	if (READ_ONCE(qp->destroyed) || qp->rnr_wait)
 		return;
+	if (qp->net && READ_ONCE(qp->state) == IB_QPS_ERR)
+		tbr_net_qp_error(qp);
+	if (qp->net && qp->ibqp.qp_type == IB_QPT_RC) {
+		tbr_net_req_process(qp);	/* WQEs complete on ACKs */
+		return;
+	}
 	WRITE_ONCE(qp->sq.hdr->flags, TBRDMA_SQ_FLAG_KERNEL_ACTIVE);
 
 	for (;;) {
@@ -307,6 +351,7 @@ static void tbr_tx_process(struct tbr_qp *qp)
 		       qp->sq.slot_size);
 		byte_len = 0;
 		status = tbr_tx_execute(qp, wqe, &byte_len);
+		tbr_count(qp->tdev, TBR_CNT_TX_OPS, 1);
 		if (status == TBR_TX_RNR_WAIT) {
 			if (tbr_tx_rnr(qp))
 				return;		/* KERNEL_ACTIVE stays set */

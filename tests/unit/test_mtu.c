@@ -12,7 +12,7 @@ int main(void)
 		{ 68, 0 },		/* the smallest MTU Linux allows */
 		{ 256 + TBR_FRAME_OVERHEAD - 1, 0 },
 		{ 256 + TBR_FRAME_OVERHEAD, 256 },
-		{ 576, 512 },
+		{ 512 + TBR_FRAME_OVERHEAD, 512 },
 		{ 1500, 1024 },	/* Ethernet default */
 		{ 2048 + TBR_FRAME_OVERHEAD - 1, 1024 },
 		{ 2048 + TBR_FRAME_OVERHEAD, 2048 },

@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * One frame out: headers, the payload taken from a scatter/gather list and
+ * the optional end-to-end checksum, handed to the netdev's normal transmit
+ * path.  The checksum is the low 32 bits of XXH64: software computes it at
+ * memory speed, where a CRC32C costs several times the copy itself, and it
+ * catches what a CRC would (any damage, with 2^-32 chance of a miss).  Where
+ * the netdev takes paged buffers (NETIF_F_SG, as veth and thunderbolt-net
+ * do) the payload is attached as references to the registered pages and
+ * never copied; elsewhere it is copied into the frame.
+ */
+#include <linux/etherdevice.h>
+#include <linux/netdevice.h>
+#include <linux/skbuff.h>
+#include <linux/xxhash.h>
+
+#include "net.h"
+
+u8 tbr_net_transport(const struct tbr_qp *qp)
+{
+	switch (qp->ibqp.qp_type) {
+	case IB_QPT_RC:
+		return TBR_TRANSPORT_RC;
+	case IB_QPT_UC:
+		return TBR_TRANSPORT_UC;
+	default:
+		return TBR_TRANSPORT_UD;
+	}
+}
+
+/* The peer of a connected QP: the MAC the core resolved for its path. */
+const u8 *tbr_net_peer_mac(struct tbr_qp *qp)
+{
+	return qp->av.roce.dmac;
+}
+
+/* Payload bytes one frame of @opcode carries on this device's netdev. */
+u32 tbr_net_max_payload(struct tbr_dev *tdev, u8 opcode, u8 transport)
+{
+	u32 mtu = READ_ONCE(tdev->ndev->mtu);
+	u32 hdr = tbr_wire_hdr_len(opcode, transport);
+
+	return mtu > hdr ? mtu - hdr : 0;
+}
+
+void tbr_net_frame_init(struct tbr_frame *f, struct tbr_qp *qp, u8 opcode,
+			u32 dst_qpn, u32 psn)
+{
+	memset(f, 0, sizeof(*f));
+	f->hdr.version = TBR_WIRE_VERSION;
+	f->hdr.opcode = opcode;
+	f->hdr.transport = tbr_net_transport(qp);
+	f->hdr.dst_qpn = cpu_to_be32(dst_qpn);
+	f->hdr.src_qpn = cpu_to_be32(qp->ibqp.qp_num);
+	f->hdr.psn = cpu_to_be32(psn & TBR_PSN_MASK);
+}
+
+/* Attach the payload as page references; false if it cannot be. */
+static bool tbr_frame_add_frags(struct sk_buff *skb, const struct tbr_frame *f)
+{
+	struct tbr_sgl_piece piece;
+	struct tbr_sgl_iter it;
+	u32 left = f->pay_len;
+	int nr = 0;
+
+	tbr_sgl_iter_init(&it, f->pay, f->pay_off);
+	while (left && tbr_sgl_iter_next(&it, left, &piece)) {
+		if (!piece.page || nr == MAX_SKB_FRAGS)
+			return false;
+		get_page(piece.page);
+		skb_fill_page_desc(skb, nr++, piece.page, piece.page_off,
+				   piece.len);
+		skb->len += piece.len;
+		skb->data_len += piece.len;
+		skb->truesize += piece.len;
+		left -= piece.len;
+	}
+	return !left;
+}
+
+static void tbr_frame_copy_payload(u8 *to, const struct tbr_frame *f)
+{
+	struct tbr_sgl_piece piece;
+	struct tbr_sgl_iter it;
+	u32 left = f->pay_len;
+
+	tbr_sgl_iter_init(&it, f->pay, f->pay_off);
+	while (left && tbr_sgl_iter_next(&it, left, &piece)) {
+		memcpy(to, piece.kaddr, piece.len);
+		to += piece.len;
+		left -= piece.len;
+	}
+}
+
+static u32 tbr_frame_csum(const struct tbr_frame *f, unsigned int hdr_len)
+{
+	struct tbr_sgl_piece piece;
+	struct xxh64_state st;
+	struct tbr_sgl_iter it;
+	u32 left = f->pay_len;
+
+	xxh64_reset(&st, 0);
+	xxh64_update(&st, f, hdr_len);	/* hdr and ext are contiguous */
+	if (f->pay) {
+		tbr_sgl_iter_init(&it, f->pay, f->pay_off);
+		while (left && tbr_sgl_iter_next(&it, left, &piece)) {
+			xxh64_update(&st, piece.kaddr, piece.len);
+			left -= piece.len;
+		}
+	}
+	return (u32)xxh64_digest(&st);
+}
+
+/* Every frame in the protocol goes out here.  Any context. */
+int tbr_net_xmit(struct tbr_dev *tdev, struct tbr_frame *f)
+{
+	struct net_device *ndev = tdev->ndev;
+	unsigned int hdr_len = tbr_wire_hdr_len(f->hdr.opcode, f->hdr.transport);
+	bool paged = f->pay_len && (ndev->features & NETIF_F_SG);
+	unsigned int room = LL_RESERVED_SPACE(ndev);
+	struct sk_buff *skb;
+
+	BUILD_BUG_ON(offsetof(struct tbr_frame, ext) != sizeof(struct tbr_wire_hdr));
+	if (!f->pay)
+		f->pay_len = 0;
+	f->hdr.pay_len = cpu_to_be32(f->pay_len);
+	f->hdr.csum = 0;
+	if (tdev->csum) {
+		f->hdr.flags |= TBR_WF_CSUM;
+		f->hdr.csum = cpu_to_be32(tbr_frame_csum(f, hdr_len));
+	}
+
+	skb = alloc_skb(room + hdr_len + (paged ? 0 : f->pay_len) +
+			ndev->needed_tailroom, GFP_ATOMIC);
+	if (!skb)
+		return -ENOMEM;
+	skb_reserve(skb, room);
+	skb_reset_network_header(skb);
+	skb_put_data(skb, f, hdr_len);
+	if (paged && !tbr_frame_add_frags(skb, f)) {
+		/* Too many pieces for one skb: copy instead. */
+		kfree_skb(skb);
+		skb = alloc_skb(room + hdr_len + f->pay_len +
+				ndev->needed_tailroom, GFP_ATOMIC);
+		if (!skb)
+			return -ENOMEM;
+		skb_reserve(skb, room);
+		skb_reset_network_header(skb);
+		skb_put_data(skb, f, hdr_len);
+		paged = false;
+	}
+	if (!paged && f->pay_len)
+		tbr_frame_copy_payload(skb_put(skb, f->pay_len), f);
+
+	skb->dev = ndev;
+	skb->protocol = htons(TBR_ETH_P);
+	if (dev_hard_header(skb, ndev, TBR_ETH_P, f->dmac, ndev->dev_addr,
+			    skb->len) < 0) {
+		kfree_skb(skb);
+		return -EINVAL;
+	}
+	tbr_count(tdev, TBR_CNT_TX_PACKETS, 1);
+	tbr_count(tdev, TBR_CNT_TX_BYTES, skb->len);
+	/* The netdev's own drops count as losses: the protocol recovers. */
+	dev_queue_xmit(skb);
+	return 0;
+}
+
+/* Does the frame's checksum match?  @len: header and payload bytes. */
+bool tbr_net_csum_ok(const struct sk_buff *skb, unsigned int len)
+{
+	struct tbr_wire_hdr hdr;
+	struct skb_seq_state seq;
+	struct xxh64_state st;
+	unsigned int consumed = 0, n;
+	const u8 *data;
+	u32 want;
+
+	memcpy(&hdr, skb->data, sizeof(hdr));
+	want = be32_to_cpu(hdr.csum);
+	hdr.csum = 0;
+	xxh64_reset(&st, 0);
+	xxh64_update(&st, &hdr, sizeof(hdr));
+	skb_prepare_seq_read((struct sk_buff *)skb, sizeof(hdr), len, &seq);
+	while ((n = skb_seq_read(consumed, &data, &seq)) != 0) {
+		xxh64_update(&st, data, n);
+		consumed += n;
+	}
+	return (u32)xxh64_digest(&st) == want;
+}

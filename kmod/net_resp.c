@@ -1,0 +1,336 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The responder side of the network transport.  RC requests execute
+ * strictly in PSN order: a gap is NAKed once, a duplicate is answered
+ * again without executing twice (ACKed; a READ is read again, an atomic
+ * answered from its saved result).  UC executes in order and drops what
+ * follows a gap; UD takes each datagram on its own.  The execution itself
+ * is rx.c's, frame by frame.  Softirq context.
+ */
+#include "net.h"
+
+static u32 tbr_wire_to_wr_opcode(u8 op, bool last)
+{
+	switch (op) {
+	case TBR_OP_SEND:
+		return IB_UVERBS_WR_SEND;
+	case TBR_OP_SEND_IMM:
+		return last ? IB_UVERBS_WR_SEND_WITH_IMM : IB_UVERBS_WR_SEND;
+	case TBR_OP_WRITE:
+		return IB_UVERBS_WR_RDMA_WRITE;
+	case TBR_OP_WRITE_IMM:
+		/* The immediate and its receive WQE belong to the last frame. */
+		return last ? IB_UVERBS_WR_RDMA_WRITE_WITH_IMM :
+			      IB_UVERBS_WR_RDMA_WRITE;
+	case TBR_OP_READ_REQUEST:
+		return IB_UVERBS_WR_RDMA_READ;
+	case TBR_OP_CMP_SWAP:
+		return IB_UVERBS_WR_ATOMIC_CMP_AND_SWP;
+	default:
+		return IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD;
+	}
+}
+
+void tbr_net_send_ack(struct tbr_qp *qp, u8 syndrome, u32 psn)
+{
+	struct tbr_frame f;
+
+	tbr_net_frame_init(&f, qp, TBR_OP_ACK, READ_ONCE(qp->dest_qpn), psn);
+	f.ext.ack.syndrome = syndrome;
+	f.ext.ack.rnr_timer = qp->min_rnr_timer;
+	f.dmac = tbr_net_peer_mac(qp);
+	tbr_net_xmit(qp->tdev, &f);
+}
+
+/* The frames answering a READ of @len bytes from @src, PSNs from @psn. */
+static void tbr_net_read_respond(struct tbr_qp *qp, const struct tbr_sgl *src,
+				 u64 len, u32 seg, u32 psn)
+{
+	u32 n = tbr_psn_frames(len, seg), i;
+	struct tbr_frame f;
+
+	for (i = 0; i < n; i++) {
+		u64 off = (u64)i * seg;
+
+		tbr_net_frame_init(&f, qp, TBR_OP_READ_RESPONSE,
+				   READ_ONCE(qp->dest_qpn), tbr_psn_add(psn, i));
+		f.hdr.flags = (i == 0 ? TBR_WF_FIRST : 0) |
+			      (i == n - 1 ? TBR_WF_LAST : 0);
+		f.hdr.msg_len = cpu_to_be32(len);
+		f.hdr.msg_off = cpu_to_be32(off);
+		f.pay = src;
+		f.pay_off = off;
+		f.pay_len = min_t(u64, seg, len - off);
+		f.dmac = tbr_net_peer_mac(qp);
+		tbr_net_xmit(qp->tdev, &f);
+	}
+}
+
+static void tbr_net_atomic_respond(struct tbr_qp *qp, u32 psn, u64 orig)
+{
+	struct tbr_frame f;
+	struct tbr_sgl pay;
+	__be64 value = cpu_to_be64(orig);
+
+	tbr_sgl_kernel(&pay, &value, sizeof(value));
+	tbr_net_frame_init(&f, qp, TBR_OP_ATOMIC_RESPONSE,
+			   READ_ONCE(qp->dest_qpn), psn);
+	f.hdr.flags = TBR_WF_FIRST | TBR_WF_LAST;
+	f.pay = &pay;
+	f.pay_len = sizeof(value);
+	f.dmac = tbr_net_peer_mac(qp);
+	tbr_net_xmit(qp->tdev, &f);
+}
+
+/* Describe a request frame as a message for rx.c; false if malformed. */
+static bool tbr_net_parse(struct tbr_qp *qp, const struct sk_buff *skb,
+			  const struct tbr_wire_hdr *hdr, unsigned int hdr_len,
+			  struct tbr_msg *msg, struct tbr_ah_info *ah)
+{
+	u64 total = be32_to_cpu(hdr->msg_len);
+	u64 off = be32_to_cpu(hdr->msg_off);
+	u32 len = be32_to_cpu(hdr->pay_len);
+	bool first = hdr->flags & TBR_WF_FIRST, last = hdr->flags & TBR_WF_LAST;
+
+	*msg = (struct tbr_msg) {
+		.opcode = tbr_wire_to_wr_opcode(hdr->opcode, last),
+		.solicited = last && (hdr->flags & TBR_WF_SOLICITED),
+		.imm_data = hdr->imm,
+		.src_qpn = be32_to_cpu(hdr->src_qpn) & TBR_PSN_MASK,
+		.length = len,
+		.total = total,
+		.offset = off,
+		.first = first,
+		.last = last,
+		.rkey = be32_to_cpu(hdr->rkey),
+		.remote_addr = be64_to_cpu(hdr->va),
+		.xfer = qp->net->resp.xfer,
+		.skb = skb,
+		.skb_off = hdr_len,
+	};
+	if (total > TBR_MAX_MSG_SIZE)
+		return false;
+
+	switch (hdr->opcode) {
+	case TBR_OP_READ_REQUEST:
+	case TBR_OP_CMP_SWAP:
+	case TBR_OP_FETCH_ADD:
+		if (len || !first || !last)
+			return false;
+		msg->length = total;
+		if (hdr->opcode == TBR_OP_READ_REQUEST)
+			return true;
+		if (total != sizeof(u64))
+			return false;
+		msg->compare_add = be64_to_cpu(((const struct tbr_wire_atomic *)
+						(hdr + 1))->compare_add);
+		msg->swap = be64_to_cpu(((const struct tbr_wire_atomic *)
+					 (hdr + 1))->swap);
+		return true;
+	}
+	/* SEND and WRITE: the frame's bytes lie inside the message. */
+	if (off + len > total || first == !!off ||
+	    last != (off + len == total))
+		return false;
+	switch (hdr->opcode) {
+	case TBR_OP_WRITE:
+	case TBR_OP_WRITE_IMM:
+		msg->remote_addr += off;	/* where this frame's bytes go */
+		return true;
+	default:		/* SEND */
+		if (hdr->transport == TBR_TRANSPORT_UD) {
+			const struct tbr_wire_ud *ud = (const void *)(hdr + 1);
+
+			if (!first || !last)
+				return false;
+			msg->qkey = be32_to_cpu(ud->qkey);
+			memcpy(ah->sgid.raw, ud->sgid, sizeof(ah->sgid.raw));
+			memcpy(ah->dgid.raw, ud->dgid, sizeof(ah->dgid.raw));
+			msg->ah = ah;
+		}
+		return true;
+	}
+}
+
+static void tbr_net_nak(struct tbr_qp *qp, enum tbr_resp resp, u32 psn)
+{
+	switch (resp) {
+	case TBR_RESP_RNR:
+		tbr_count(qp->tdev, TBR_CNT_RNR_NAK_SENT, 1);
+		tbr_net_send_ack(qp, TBR_SYN_RNR_NAK, psn);
+		break;
+	case TBR_RESP_REM_ACCESS:
+		tbr_net_send_ack(qp, TBR_SYN_NAK_ACCESS, psn);
+		break;
+	case TBR_RESP_REM_INV:
+		tbr_net_send_ack(qp, TBR_SYN_NAK_INV, psn);
+		break;
+	case TBR_RESP_REM_OP:
+		tbr_net_send_ack(qp, TBR_SYN_NAK_OP, psn);
+		break;
+	default:		/* not receiving: the requester times out */
+		break;
+	}
+}
+
+/*
+ * A READ request's answer must fit our frames (both ends of a link have
+ * one MTU) and be at most a chunk of frames: a peer may not make us send
+ * millions of frames from one request.
+ */
+static bool tbr_net_read_seg_ok(struct tbr_qp *qp, u32 seg, u64 len)
+{
+	return seg && seg <= tbr_net_max_payload(qp->tdev, TBR_OP_READ_RESPONSE,
+						 TBR_TRANSPORT_RC) &&
+	       tbr_psn_frames(len, seg) <= TBR_NET_READ_CHUNK;
+}
+
+static struct tbr_replay *tbr_net_replay_find(struct tbr_net_resp *rs, u32 psn)
+{
+	int i;
+
+	for (i = 0; i < TBR_NET_REPLAY; i++)
+		if (rs->replay[i].valid && rs->replay[i].psn == psn)
+			return &rs->replay[i];
+	return NULL;
+}
+
+/* A request we executed before: answer it again, never execute it twice. */
+static void tbr_net_duplicate(struct tbr_qp *qp, const struct tbr_wire_hdr *hdr,
+			      struct tbr_msg *msg, u32 psn)
+{
+	struct tbr_net_resp *rs = &qp->net->resp;
+	struct tbr_replay *r;
+	u32 seg;
+
+	tbr_count(qp->tdev, TBR_CNT_DUPLICATE_REQUESTS, 1);
+	switch (hdr->opcode) {
+	case TBR_OP_READ_REQUEST:
+		/* Reading again is harmless, and the memory may have changed. */
+		seg = be32_to_cpu(((const struct tbr_wire_read *)(hdr + 1))->resp_seg);
+		if (!tbr_net_read_seg_ok(qp, seg, msg->length))
+			return;
+		if (!(qp->access & IB_ACCESS_REMOTE_READ) ||
+		    tbr_sgl_resolve_remote(&rs->xfer->remote, qp->tdev, qp->pdn,
+					   msg->rkey, msg->remote_addr,
+					   msg->length, IB_ACCESS_REMOTE_READ))
+			return;
+		tbr_net_read_respond(qp, &rs->xfer->remote, msg->length, seg,
+				     psn);
+		tbr_sgl_put(&rs->xfer->remote);
+		return;
+	case TBR_OP_CMP_SWAP:
+	case TBR_OP_FETCH_ADD:
+		r = tbr_net_replay_find(rs, psn);
+		if (r)
+			tbr_net_atomic_respond(qp, psn, r->orig);
+		return;
+	default:
+		/*
+		 * Where the requester asks (a probe, the end of a burst);
+		 * ACKing every duplicate of a resent window would flood it.
+		 */
+		if (hdr->flags & TBR_WF_ACK_REQ)
+			tbr_net_send_ack(qp, TBR_SYN_ACK,
+					 tbr_psn_add(rs->epsn, -1));
+		return;
+	}
+}
+
+static void tbr_net_rc_rx(struct tbr_qp *qp, const struct tbr_wire_hdr *hdr,
+			  struct tbr_msg *msg)
+{
+	struct tbr_net_resp *rs = &qp->net->resp;
+	u32 psn = be32_to_cpu(hdr->psn) & TBR_PSN_MASK;
+	s32 d = tbr_psn_diff(psn, rs->epsn);
+	enum tbr_resp resp;
+	u32 frames = 1, seg = 0;
+
+	if (d < 0)
+		return tbr_net_duplicate(qp, hdr, msg, psn);
+	if (d > 0) {
+		tbr_count(qp->tdev, TBR_CNT_OUT_OF_SEQUENCE, 1);
+		if (!rs->nak_sent) {
+			rs->nak_sent = true;
+			tbr_net_send_ack(qp, TBR_SYN_NAK_SEQ, rs->epsn);
+		}
+		return;
+	}
+
+	if (hdr->opcode == TBR_OP_READ_REQUEST) {
+		seg = be32_to_cpu(((const struct tbr_wire_read *)(hdr + 1))->resp_seg);
+		if (!tbr_net_read_seg_ok(qp, seg, msg->length)) {
+			tbr_qp_set_error(qp);
+			return tbr_net_nak(qp, TBR_RESP_REM_INV, psn);
+		}
+		frames = tbr_psn_frames(msg->length, seg);
+	}
+
+	resp = tbr_rx_message(qp, msg);
+	if (resp != TBR_RESP_OK)
+		return tbr_net_nak(qp, resp, psn);
+
+	rs->nak_sent = false;
+	rs->epsn = tbr_psn_add(psn, frames);
+	switch (hdr->opcode) {
+	case TBR_OP_READ_REQUEST:
+		tbr_net_read_respond(qp, &rs->xfer->remote, msg->length, seg,
+				     psn);
+		tbr_sgl_put(&rs->xfer->remote);
+		return;
+	case TBR_OP_CMP_SWAP:
+	case TBR_OP_FETCH_ADD:
+		rs->replay[rs->replay_next] = (struct tbr_replay) {
+			.psn = psn, .valid = true, .orig = rs->xfer->atomic_orig,
+		};
+		rs->replay_next = (rs->replay_next + 1) % TBR_NET_REPLAY;
+		tbr_net_atomic_respond(qp, psn, rs->xfer->atomic_orig);
+		return;
+	}
+	if ((hdr->flags & TBR_WF_ACK_REQ) || ++rs->unacked >= TBR_NET_ACK_EVERY) {
+		rs->unacked = 0;
+		tbr_net_send_ack(qp, TBR_SYN_ACK, psn);
+	}
+}
+
+void tbr_net_resp_rx(struct tbr_qp *qp, const struct sk_buff *skb,
+		     const struct tbr_wire_hdr *hdr, unsigned int hdr_len)
+{
+	struct tbr_net_resp *rs = &qp->net->resp;
+	u32 src_qpn = be32_to_cpu(hdr->src_qpn) & TBR_PSN_MASK;
+	struct tbr_ah_info ah;
+	struct tbr_msg msg;
+	u32 psn;
+
+	spin_lock(&rs->lock);
+	if (!tbr_net_parse(qp, skb, hdr, hdr_len, &msg, &ah)) {
+		tbr_count(qp->tdev, TBR_CNT_RX_BAD_FRAMES, 1);
+		goto out;
+	}
+	if (hdr->transport == TBR_TRANSPORT_UD) {
+		/* Datagrams: the Q_Key is the only admission check. */
+		if (msg.qkey == READ_ONCE(qp->qkey))
+			tbr_rx_message(qp, &msg);
+		goto out;
+	}
+	/* A connected QP takes traffic only from the QP it is connected to. */
+	if (src_qpn != READ_ONCE(qp->dest_qpn)) {
+		tbr_count(qp->tdev, TBR_CNT_RX_BAD_FRAMES, 1);
+		goto out;
+	}
+	if (hdr->transport == TBR_TRANSPORT_RC) {
+		tbr_net_rc_rx(qp, hdr, &msg);
+		goto out;
+	}
+	/* UC: in order, or the first frame of a new message. */
+	psn = be32_to_cpu(hdr->psn) & TBR_PSN_MASK;
+	if (psn != rs->epsn) {
+		tbr_count(qp->tdev, TBR_CNT_OUT_OF_SEQUENCE, 1);
+		if (!msg.first)
+			goto out;
+	}
+	rs->epsn = tbr_psn_add(psn, 1);
+	tbr_rx_message(qp, &msg);
+out:
+	spin_unlock(&rs->lock);
+}

@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The tbrdma wire protocol: what travels in one Ethernet frame between two
+ * tbrdma devices.  Documentation/wire-protocol.md describes it byte by
+ * byte; keep the two in step.  Every multi-byte field is big-endian.
+ *
+ *   Ethernet header (EtherType TBR_ETH_P)
+ *   struct tbr_wire_hdr          always
+ *   one extension by opcode:     struct tbr_wire_ud    (transport UD)
+ *                                struct tbr_wire_read  (READ_REQUEST)
+ *                                struct tbr_wire_atomic (CMP_SWAP, FETCH_ADD)
+ *                                struct tbr_wire_ack   (ACK)
+ *   payload (pay_len bytes)
+ *
+ * Only this header's first two bytes are fixed for all versions: a frame
+ * whose version is not ours is dropped and counted, so a peer speaking
+ * another version never gets a reply and its connections time out.
+ */
+#ifndef TBRDMA_WIRE_H
+#define TBRDMA_WIRE_H
+
+#include <linux/types.h>
+
+/* IEEE 802 Local Experimental EtherType 1. */
+#define TBR_ETH_P		0x88B5
+#define TBR_WIRE_VERSION	1
+
+enum tbr_wire_opcode {
+	/* requests: requester -> responder */
+	TBR_OP_SEND = 1,
+	TBR_OP_SEND_IMM,
+	TBR_OP_WRITE,
+	TBR_OP_WRITE_IMM,
+	TBR_OP_READ_REQUEST,
+	TBR_OP_CMP_SWAP,
+	TBR_OP_FETCH_ADD,
+	/* responses: responder -> requester (RC only) */
+	TBR_OP_READ_RESPONSE = 16,
+	TBR_OP_ATOMIC_RESPONSE,
+	TBR_OP_ACK,
+};
+
+enum tbr_wire_transport {
+	TBR_TRANSPORT_RC = 0,
+	TBR_TRANSPORT_UC = 1,
+	TBR_TRANSPORT_UD = 2,
+};
+
+/* tbr_wire_hdr.flags */
+#define TBR_WF_FIRST		0x01	/* first frame of a message */
+#define TBR_WF_LAST		0x02	/* last frame of a message */
+#define TBR_WF_ACK_REQ		0x04	/* answer with an ACK now */
+#define TBR_WF_SOLICITED	0x08	/* solicited event at the receiver */
+#define TBR_WF_CSUM		0x10	/* csum holds the frame's checksum */
+
+/* PSNs are 24 bits, as in InfiniBand. */
+#define TBR_PSN_MASK		0xffffff
+
+struct tbr_wire_hdr {
+	u8 version;		/* TBR_WIRE_VERSION */
+	u8 opcode;		/* enum tbr_wire_opcode */
+	u8 flags;		/* TBR_WF_* */
+	u8 transport;		/* enum tbr_wire_transport */
+	__be32 dst_qpn;
+	__be32 src_qpn;
+	__be32 psn;		/* low 24 bits */
+	__be32 csum;		/* XXH64 (low 32 bits) of the frame, this field 0 */
+	__be32 msg_len;		/* requests: length of the whole message */
+	__be32 msg_off;		/* requests and READ_RESPONSE: where this payload goes */
+	__be32 pay_len;		/* payload bytes after the extension */
+	__be32 imm;		/* SEND_IMM, WRITE_IMM */
+	__be32 rkey;		/* WRITE*, READ_REQUEST, atomics */
+	__be64 va;		/* WRITE*, READ_REQUEST, atomics: start of the message */
+} __packed;
+
+struct tbr_wire_ud {
+	__be32 qkey;
+	__be32 reserved;
+	u8 sgid[16];
+	u8 dgid[16];
+} __packed;
+
+struct tbr_wire_read {
+	__be32 resp_seg;	/* payload bytes per READ_RESPONSE frame */
+	__be32 reserved;
+} __packed;
+
+struct tbr_wire_atomic {
+	__be64 compare_add;
+	__be64 swap;
+} __packed;
+
+enum tbr_wire_syndrome {
+	TBR_SYN_ACK = 0,	/* every PSN up to psn executed */
+	TBR_SYN_RNR_NAK,	/* psn found no receive WQE; rnr_timer says how long to wait */
+	TBR_SYN_NAK_SEQ,	/* psn is what the responder expects: resend from there */
+	TBR_SYN_NAK_INV,	/* psn was an invalid request */
+	TBR_SYN_NAK_ACCESS,	/* psn failed a remote access check */
+	TBR_SYN_NAK_OP,		/* the responder failed psn with its own WQE */
+};
+
+struct tbr_wire_ack {
+	u8 syndrome;		/* enum tbr_wire_syndrome */
+	u8 rnr_timer;		/* RNR_NAK: the responder's min_rnr_timer code */
+	__be16 reserved;
+	__be32 reserved2;
+} __packed;
+
+/* Bytes of headers before the payload; 0 for an opcode we do not know. */
+static inline unsigned int tbr_wire_hdr_len(u8 opcode, u8 transport)
+{
+	unsigned int len = sizeof(struct tbr_wire_hdr);
+
+	switch (opcode) {
+	case TBR_OP_SEND:
+	case TBR_OP_SEND_IMM:
+		return len + (transport == TBR_TRANSPORT_UD ?
+			      sizeof(struct tbr_wire_ud) : 0);
+	case TBR_OP_WRITE:
+	case TBR_OP_WRITE_IMM:
+	case TBR_OP_READ_RESPONSE:
+		return len;
+	case TBR_OP_READ_REQUEST:
+		return len + sizeof(struct tbr_wire_read);
+	case TBR_OP_CMP_SWAP:
+	case TBR_OP_FETCH_ADD:
+		return len + sizeof(struct tbr_wire_atomic);
+	case TBR_OP_ATOMIC_RESPONSE:
+		return len;	/* the original value is the 8-byte payload */
+	case TBR_OP_ACK:
+		return len + sizeof(struct tbr_wire_ack);
+	default:
+		return 0;
+	}
+}
+
+static inline bool tbr_wire_is_request(u8 opcode)
+{
+	return opcode >= TBR_OP_SEND && opcode <= TBR_OP_FETCH_ADD;
+}
+
+/* The largest header must fit the budget the path MTU is computed with. */
+static_assert(sizeof(struct tbr_wire_hdr) + sizeof(struct tbr_wire_ud) <= 128);
+
+#endif /* TBRDMA_WIRE_H */
