@@ -55,6 +55,8 @@ struct cfg {
 	int fence;		/* use IBV_SEND_FENCE on some WRs */
 	const char *dev;
 	int gid_index;
+	const char *dev2;	/* odd processes use this one: two hosts */
+	int gid_index2;
 	size_t lsize, rsize, vsize;	/* per-pair buffer sizes */
 };
 
@@ -67,6 +69,7 @@ struct pub {
 	uint32_t req_qpn[MAX_QPS], resp_qpn[MAX_QPS];
 	uint32_t r_rkey[MAX_QPS];	/* rkey of R of the pair it responds to */
 	uint32_t cnt_rkey;
+	union ibv_gid gid;		/* of the device the process uses */
 };
 
 struct result {

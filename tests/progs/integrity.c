@@ -182,8 +182,12 @@ static int setup(struct cfg *c, struct proc *p)
 	int next = (me + 1) % c->procs, prev = (me + c->procs - 1) % c->procs;
 	struct conn cn;
 
-	if (vctx_open(&p->v, c->dev, c->gid_index))
-		return fail_op("cannot open %s", c->dev), -1;
+	const char *dev = (me & 1) && c->dev2 ? c->dev2 : c->dev;
+	int gid_index = (me & 1) && c->dev2 ? c->gid_index2 : c->gid_index;
+
+	if (vctx_open(&p->v, dev, gid_index))
+		return fail_op("cannot open %s", dev), -1;
+	sh->pub[me].gid = p->v.gid;
 	p->pd = ibv_alloc_pd(p->v.ctx);
 	p->scq = p->pd ? ibv_create_cq(p->v.ctx, ncqe, NULL, NULL, 0) : NULL;
 	/* Odd processes put sends and receives on one CQ, even ones on two. */
@@ -209,7 +213,9 @@ static int setup(struct cfg *c, struct proc *p)
 		return fail_op("set-up barrier: another process failed or hung"), -1;
 	conn_defaults(&cn, &p->v);
 	for (q = 0; q < c->qps; q++) {
+		cn.dgid = &sh->pub[next].gid;
 		err = qp_connect(p->rq[q], &p->v, sh->pub[next].resp_qpn[q], &cn);
+		cn.dgid = &sh->pub[prev].gid;
 		if (!err)
 			err = qp_connect(p->pq[q], &p->v, sh->pub[prev].req_qpn[q], &cn);
 		if (err)
@@ -344,7 +350,8 @@ static void usage(const char *prog)
 {
 	fprintf(stderr, "usage: %s [-d DEV] [-g GID_INDEX] [--seed N] [--ops N] [--qps N]\n"
 		"       [--procs N] [--max-size BYTES[K|M]] [--timeout SECS] [--stall SECS]\n"
-		"       [--no-fence]\n",
+		"       [--no-fence] [--dev2 DEV --gid2 GID_INDEX]\n"
+		"--dev2: odd processes use DEV (two hosts: every QP pair crosses)\n",
 		prog);
 	exit(2);
 }
@@ -353,6 +360,7 @@ static void parse(int argc, char **argv, struct cfg *c, int *timeout)
 {
 	static const struct option lo[] = {
 		{ "dev", 1, NULL, 'd' }, { "gid", 1, NULL, 'g' },
+		{ "dev2", 1, NULL, 'D' }, { "gid2", 1, NULL, 'G' },
 		{ "seed", 1, NULL, 's' }, { "ops", 1, NULL, 'n' },
 		{ "qps", 1, NULL, 'q' }, { "procs", 1, NULL, 'p' },
 		{ "max-size", 1, NULL, 'm' }, { "timeout", 1, NULL, 't' },
@@ -369,6 +377,8 @@ static void parse(int argc, char **argv, struct cfg *c, int *timeout)
 		switch (o) {
 		case 'd': c->dev = optarg; break;
 		case 'g': c->gid_index = atoi(optarg); break;
+		case 'D': c->dev2 = optarg; break;
+		case 'G': c->gid_index2 = atoi(optarg); break;
 		case 's': c->seed = strtoull(optarg, NULL, 0); break;
 		case 'n': c->ops = strtol(optarg, NULL, 0); break;
 		case 'q': c->qps = atoi(optarg); break;
@@ -382,6 +392,7 @@ static void parse(int argc, char **argv, struct cfg *c, int *timeout)
 	}
 	if (optind != argc || c->ops < 1 || c->qps < 1 || c->qps > MAX_QPS ||
 	    c->procs < 1 || c->procs > MAX_PROCS || c->max_size < 1 ||
+	    (c->dev2 && c->procs % 2) ||
 	    c->max_size > (1u << 30))
 		usage(argv[0]);
 }

@@ -70,6 +70,7 @@ void conn_defaults(struct conn *c, const struct vctx *v)
 	c->rnr_retry = 7;
 	c->min_rnr_timer = 1;
 	c->rd_atomic = rd;
+	c->dgid = NULL;
 	c->access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
 		    IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
 }
@@ -111,7 +112,7 @@ int qp_to_rtr(struct ibv_qp *qp, const struct vctx *v, uint32_t dqpn,
 		.ah_attr = {
 			.is_global = 1,
 			.grh = {
-				.dgid = v->gid,
+				.dgid = c->dgid ? *c->dgid : v->gid,
 				.sgid_index = v->gid_index,
 				.hop_limit = 64,
 			},

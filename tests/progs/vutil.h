@@ -29,6 +29,7 @@ struct conn {
 	uint8_t min_rnr_timer;	/* encoded IB value, 1 = 0.01 ms */
 	uint8_t rd_atomic;	/* max_rd_atomic and max_dest_rd_atomic */
 	int access;		/* qp_access_flags */
+	const union ibv_gid *dgid;	/* the peer's GID; NULL: our own (loopback) */
 };
 
 /* Open DEV, query it and read the GID at GID_INDEX on port 1.

@@ -1,0 +1,73 @@
+#!/bin/bash
+# Pulling the cable: with traffic running, the link goes down (both
+# programs must fail promptly, not hang), comes back (new connections
+# work), then the netdev is deleted under traffic (the devices go away,
+# the programs exit, nothing oopses) and everything can be rebuilt.
+# The harness fails the test on any kernel warning.
+# timeout: 300
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/lib-verbs.sh"
+source "$(dirname "$0")/lib-net.sh"
+
+require_cmd ibv_rc_pingpong
+net_two_hosts 9000
+
+# traffic PORT — a long pingpong in the background; sets SPID and CPID.
+traffic() {
+	ibv_rc_pingpong -d tbr0 -g "$NET_GID_A" -p "$1" -s 65536 -n 1000000 \
+		>"$TBRDMA_OUT/long-$1.server.log" 2>&1 &
+	SPID=$!
+	wait_listen "$1" 20 "$SPID" || fail "server did not listen"
+	net_b ibv_rc_pingpong -d tbr1 -g "$NET_GID_B" -p "$1" -s 65536 -n 1000000 \
+		"$NET_IP_A" >"$TBRDMA_OUT/long-$1.client.log" 2>&1 &
+	CPID=$!
+	sleep 3
+	kill -0 "$SPID" && kill -0 "$CPID" || fail "traffic did not start"
+}
+
+# gone_within SECS PID... — every PID exits within SECS, with an error.
+gone_within() {
+	local secs=$1 pid rc
+	shift
+	for pid; do
+		if ! wait_for "! kill -0 $pid" "$secs"; then
+			kill -9 "$pid"
+			fail "process $pid still running $secs s after the link loss"
+		fi
+		rc=0
+		wait "$pid" || rc=$?
+		((rc != 0)) || fail "process $pid exited 0 although its link died"
+	done
+}
+
+echo "== link down under traffic"
+traffic 18900
+ip link set tbv0 down
+gone_within 30 "$SPID" "$CPID"
+grep -h "Failed status\|error" "$TBRDMA_OUT"/long-18900.*.log | head -n 3 | sed 's/^/   /'
+[[ $(</sys/class/infiniband/tbr0/ports/1/state) == *DOWN* ]] || fail "tbr0 port not DOWN"
+
+echo "== link up again: new connections work"
+ip link set tbv0 up
+wait_for "[[ \$(</sys/class/infiniband/tbr0/ports/1/state) == *ACTIVE ]]" 10 || fail "tbr0 not ACTIVE again"
+PORT=18901
+run_pair relink 60 "ibv_rc_pingpong -d tbr0 -g $NET_GID_A -c -p $PORT -s 4096 -n 50" \
+	"ip netns exec $NET_NS ibv_rc_pingpong -d tbr1 -g $NET_GID_B -c -p $PORT -s 4096 -n 50 $NET_IP_A" ||
+	fail "pingpong after the link came back"
+
+echo "== netdev deleted under traffic"
+traffic 18902
+ip link del tbv0
+gone_within 30 "$SPID" "$CPID"
+wait_for "[[ ! -e /sys/class/infiniband/tbr0 && ! -e /sys/class/infiniband/tbr1 ]]" 20 ||
+	fail "devices still there after their netdevs were deleted"
+ip netns del "$NET_NS"
+tbr_rmmod || fail "module still busy after the devices went away"
+
+echo "== everything rebuilt"
+net_two_hosts 9000
+PORT=18903
+run_pair rebuilt 60 "ibv_rc_pingpong -d tbr0 -g $NET_GID_A -c -p $PORT -s 4096 -n 50" \
+	"ip netns exec $NET_NS ibv_rc_pingpong -d tbr1 -g $NET_GID_B -c -p $PORT -s 4096 -n 50 $NET_IP_A" ||
+	fail "pingpong after rebuilding"
+echo "link loss handled"

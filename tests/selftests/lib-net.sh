@@ -1,0 +1,74 @@
+# lib-net.sh — two hosts inside the guest for the network transport tests
+# (2xx): the initial network namespace is host A (veth tbv0, 10.77.0.1,
+# device tbr0), namespace tbrB is host B (veth tbv1, 10.77.0.2, device tbr1).
+# RDMA devices are visible in every namespace (the core's shared mode), so
+# one process may use both; TCP side channels and RDMA CM addresses follow
+# the namespace. Servers run in A, clients in B (net_b CMD...).
+# Source after lib.sh and lib-verbs.sh:
+#     net_two_hosts [MTU]   # loads tbrdma, builds both hosts, defers teardown
+# shellcheck shell=bash
+
+NET_NS=tbrB
+NET_IP_A=10.77.0.1
+NET_IP_B=10.77.0.2
+
+net_b() { ip netns exec "$NET_NS" "$@"; }
+
+# net_gid DEV IPV4 — the index of DEV's IPv4-mapped GID for IPV4.
+net_gid() {
+	local want f
+	want=0000:0000:0000:0000:0000:ffff:$(printf '%02x%02x:%02x%02x' ${2//./ })
+	for f in /sys/class/infiniband/"$1"/ports/1/gids/*; do
+		[[ $(<"$f") == "$want" ]] && { basename "$f"; return 0; }
+	done
+	return 1
+}
+
+net_teardown() {
+	local rc=0
+	[[ -e /sys/class/infiniband/tbr0 ]] && { rdma link delete tbr0 || rc=1; }
+	[[ -e /sys/class/infiniband/tbr1 ]] && { rdma link delete tbr1 || rc=1; }
+	ip netns del "$NET_NS" 2>/dev/null
+	ip link del tbv0 2>/dev/null
+	tbr_rmmod || rc=1
+	return $rc
+}
+
+net_two_hosts() {
+	local mtu=${1:-9000}
+	require_cmd ip rdma
+	tbr_load_core
+	defer net_teardown
+	[[ -d /sys/module/tbrdma ]] || tbr_insmod ${NET_MODPARAMS:-}
+	ip link add tbv0 type veth peer name tbv1 || fail "veth pair"
+	ip netns add "$NET_NS" || fail "namespace $NET_NS"
+	ip link set tbv1 netns "$NET_NS"
+	ip addr add "$NET_IP_A/24" dev tbv0
+	ip link set tbv0 mtu "$mtu" up
+	net_b ip addr add "$NET_IP_B/24" dev tbv1
+	net_b ip link set tbv1 mtu "$mtu" up
+	net_b ip link set lo up
+	rdma link add tbr0 type tbrdma netdev tbv0 || fail "rdma link add tbr0"
+	net_b rdma link add tbr1 type tbrdma netdev tbv1 || fail "rdma link add tbr1"
+	export RDMAV_DRIVERS=$TBRDMA_ROOT/provider/libtbrdma
+	wait_for "net_gid tbr0 $NET_IP_A && net_gid tbr1 $NET_IP_B" 10 ||
+		fail "no IPv4 GIDs on tbr0/tbr1"
+	wait_for "[[ \$(</sys/class/infiniband/tbr1/ports/1/state) == *ACTIVE ]]" 10 ||
+		fail "tbr1: port not ACTIVE"
+	NET_GID_A=$(net_gid tbr0 "$NET_IP_A")
+	NET_GID_B=$(net_gid tbr1 "$NET_IP_B")
+	export NET_GID_A NET_GID_B
+	echo "hosts: A tbr0 $NET_IP_A (GID $NET_GID_A)  B tbr1 $NET_IP_B (GID $NET_GID_B), MTU $mtu"
+}
+
+# net_counter DEV NAME — one of DEV's transport counters.
+net_counter() {
+	rdma statistic show link "$1"/1 | tr ' ' '\n' | grep -A1 -x "$2" | tail -n1
+}
+
+# wait_cm_listen PORT SECS — until an RDMA CM listener (rping -s, ...) of
+# this namespace is bound to PORT: a client that comes too early is
+# rejected ("invalid service ID"), and a busy TCG guest starts slowly.
+wait_cm_listen() {
+	wait_for "rdma resource show cm_id | grep -q 'state LISTEN .*:$1 '" "$2"
+}

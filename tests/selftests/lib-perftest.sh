@@ -1,0 +1,53 @@
+# lib-perftest.sh — the perftest matrix the loopback (110) and the
+# two-host (210) tests both run: every program over all sizes and the
+# variants that take other provider and kernel paths.
+# shellcheck shell=bash
+
+# PROGRAM ARGS... per run; -n iterations (perftest needs >= 5). The eight
+# programs run over all sizes (-a: 2 B..8 MiB; atomics are 8 B only); the
+# variants use a few sizes to keep the time down.
+PERFTEST_RUNS=(
+	"ib_write_bw -a -n 10"
+	"ib_write_lat -a -n 10"
+	"ib_read_bw -a -n 10"
+	"ib_read_lat -a -n 10"
+	"ib_send_bw -a -n 10"
+	"ib_send_lat -a -n 10"
+	"ib_atomic_bw -n 100"
+	"ib_atomic_bw -n 100 -A CMP_AND_SWAP"
+	"ib_atomic_lat -n 100"
+	"ib_atomic_lat -n 100 -A CMP_AND_SWAP"
+	# several QPs
+	"ib_write_bw -q 4 -s 65536 -n 50"
+	"ib_read_bw -q 4 -s 65536 -n 50"
+	"ib_send_bw -q 4 -s 4096 -n 100"
+	"ib_atomic_bw -q 4 -n 100"
+	# inline sends and writes (-I: up to that many bytes inline)
+	"ib_send_lat -s 100 -n 100 -I 128"
+	"ib_write_lat -s 128 -n 100 -I 128"
+	"ib_send_bw -s 64 -n 200 -I 64"
+	"ib_write_bw -s 8 -n 200 -I 64"
+	# post lists, CQ moderation (unsignalled WRs)
+	"ib_write_bw -s 4096 -n 200 --post_list 8"
+	"ib_send_bw -s 4096 -n 200 --post_list 8"
+	"ib_send_bw -s 4096 -n 200 --cq-mod 16"
+	"ib_write_bw -s 65536 -n 100 --cq-mod 8"
+	# bidirectional
+	"ib_write_bw -s 1048576 -n 10 -b"
+	"ib_send_bw -s 65536 -n 50 -b"
+	"ib_read_bw -s 65536 -n 50 -b"
+	# shared receive queue
+	"ib_send_bw -s 64 -n 200 --use-srq"
+	"ib_send_bw -s 1048576 -n 10 --use-srq"
+	# UC and UD
+	"ib_write_bw -s 65536 -n 50 -c UC"
+	"ib_send_bw -s 4096 -n 100 -c UC"
+	"ib_send_lat -s 64 -n 100 -c UC"
+	"ib_send_bw -a -n 10 -c UD"
+	"ib_send_lat -s 4096 -n 100 -c UD"
+	# completion events instead of polling (perftest: not for WRITE)
+	"ib_send_bw -s 65536 -n 50 -e"
+	"ib_send_lat -s 64 -n 100 -e"
+	"ib_read_lat -s 64 -n 100 -e"
+	"ib_atomic_bw -n 100 -e"
+)
