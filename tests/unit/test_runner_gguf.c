@@ -1,0 +1,446 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * tprun's GGUF reader (tools/runner/gguf.c) on files built byte by byte
+ * here, independently of its writer: a good file, every truncation of
+ * it, each kind of malformation, and random corruption. The reader must
+ * answer with a clear error and never crash. Then the writer's round
+ * trip, and the llama loader's checks (weights_gguf.c).
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "export.h"
+#include "gguf.h"
+#include "model.h"
+#include "tap.h"
+
+struct buf {
+	unsigned char *p;
+	size_t n, cap;
+};
+
+static void b_bytes(struct buf *b, const void *p, size_t n)
+{
+	if (b->n + n > b->cap) {
+		b->cap = (b->n + n) * 2 + 64;
+		b->p = realloc(b->p, b->cap);
+	}
+	memcpy(b->p + b->n, p, n);
+	b->n += n;
+}
+
+static void b_le(struct buf *b, uint64_t v, int n)
+{
+	unsigned char t[8];
+	int i;
+
+	for (i = 0; i < n; i++)
+		t[i] = (unsigned char)(v >> (8 * i));
+	b_bytes(b, t, (size_t)n);
+}
+
+static void b_str(struct buf *b, const char *s)
+{
+	b_le(b, strlen(s), 8);
+	b_bytes(b, s, strlen(s));
+}
+
+static void b_pad(struct buf *b, size_t a)
+{
+	while (b->n % a)
+		b_le(b, 0, 1);
+}
+
+/* Knobs for the malformations; zero = the good file. */
+struct spec {
+	uint32_t magic, version, ndims0, type0, kvtype1;
+	uint64_t ntensors, nkv, dim0, off1, arrn, keylen;
+	int nested, dup, no_tail;
+};
+
+/*
+ * 3 keys: general.architecture = "llama", test.u32 = 7,
+ * test.arr = ["a", "bc"]; 2 tensors: "t0" F32 4 x 2 at 0, "t1" Q8_0 32
+ * at 32. No padding after the last tensor: every shorter prefix is bad.
+ */
+static struct buf build(const struct spec *s)
+{
+	struct buf b = { 0 };
+	float f[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+	unsigned char q[34] = { 0x00, 0x3c };	/* d = 1.0 */
+	int i;
+
+	for (i = 0; i < 32; i++)
+		q[2 + i] = (unsigned char)(i - 16);
+	b_le(&b, s->magic ? s->magic : GGUF_MAGIC, 4);
+	b_le(&b, s->version ? s->version : 3, 4);
+	b_le(&b, s->ntensors ? s->ntensors : 2, 8);
+	b_le(&b, s->nkv ? s->nkv : 3, 8);
+	if (s->keylen) {
+		b_le(&b, s->keylen, 8);
+		b_bytes(&b, "general.architecture", 20);
+	} else {
+		b_str(&b, "general.architecture");
+	}
+	b_le(&b, GGUF_STRING, 4);
+	b_str(&b, "llama");
+	b_str(&b, "test.u32");
+	b_le(&b, s->kvtype1 ? s->kvtype1 : GGUF_U32, 4);
+	b_le(&b, 7, 4);
+	b_str(&b, "test.arr");
+	b_le(&b, GGUF_ARRAY, 4);
+	b_le(&b, s->nested ? GGUF_ARRAY : GGUF_STRING, 4);
+	b_le(&b, s->arrn ? s->arrn : 2, 8);
+	b_str(&b, "a");
+	b_str(&b, "bc");
+	/* tensor infos */
+	b_str(&b, "t0");
+	b_le(&b, s->ndims0 ? s->ndims0 : 2, 4);
+	b_le(&b, s->dim0 ? s->dim0 : 4, 8);
+	b_le(&b, 2, 8);
+	b_le(&b, s->type0 ? s->type0 : TP_F32, 4);
+	b_le(&b, 0, 8);
+	b_str(&b, s->dup ? "t0" : "t1");
+	b_le(&b, 1, 4);
+	b_le(&b, 32, 8);
+	b_le(&b, TP_Q8_0, 4);
+	b_le(&b, s->off1 ? s->off1 : 32, 8);
+	b_pad(&b, 32);
+	b_bytes(&b, f, sizeof(f));
+	b_bytes(&b, q, sizeof(q));
+	return b;
+}
+
+static int parse_fails(const struct spec *s, const char *want,
+		       const char *what)
+{
+	struct buf b = build(s);
+	struct gguf g;
+	char err[512] = "";
+	int r = gguf_parse(&g, b.p, b.n, err, sizeof(err));
+
+	if (!r)
+		gguf_release(&g);
+	free(b.p);
+	if (!ok(r == -1 && strstr(err, want), "%s: error mentions '%s'", what,
+		want))
+		diag("  result %d, message: %s", r, err);
+	else
+		diag("  %s", err);
+	return r;
+}
+
+static void test_good(void)
+{
+	struct spec s = { 0 };
+	struct buf b = build(&s);
+	const struct gguf_tensor *t0, *t1;
+	const struct gguf_kv *arr;
+	struct gguf_str str;
+	struct gguf g;
+	char err[256];
+	int64_t v;
+
+	if (!ok(!gguf_parse(&g, b.p, b.n, err, sizeof(err)),
+		"a good file parses"))
+		diag("  %s", err);
+	ok(g.version == 3 && g.n_kv == 3 && g.n_tensors == 2 &&
+	   g.alignment == 32 && g.data_off % 32 == 0, "header fields");
+	ok(gguf_get_str(&g, "general.architecture", &str) == 1 &&
+	   gguf_str_eq(str, "llama"), "string value");
+	ok(gguf_get_int(&g, "test.u32", &v) == 1 && v == 7 &&
+	   gguf_get_int(&g, "general.architecture", &v) == -1 &&
+	   gguf_get_int(&g, "missing", &v) == 0,
+	   "integer value; wrong type and missing keys are told apart");
+	arr = gguf_find_kv(&g, "test.arr");
+	ok(arr && arr->arr_n == 2 && gguf_str_eq(gguf_arr_str(&g, arr, 0), "a") &&
+	   gguf_str_eq(gguf_arr_str(&g, arr, 1), "bc"), "string array");
+	t0 = gguf_find_tensor(&g, "t0");
+	t1 = gguf_find_tensor(&g, "t1");
+	ok(t0 && t1 && t0->ne[0] == 4 && t0->ne[1] == 2 && t0->nelem == 8 &&
+	   t0->bytes == 32 && t1->bytes == 34 && t1->type == TP_Q8_0 &&
+	   ((const float *)t0->data)[5] == 6.0f &&
+	   ((const signed char *)t1->data)[2] == -16 &&
+	   (const unsigned char *)t1->data + 34 == b.p + b.n,
+	   "tensor shapes, sizes and data");
+	ok(!gguf_find_tensor(&g, "t2") && !gguf_find_tensor(&g, "t"),
+	   "absent tensor names are not found");
+	gguf_release(&g);
+	free(b.p);
+}
+
+static void test_truncated(void)
+{
+	struct spec s = { 0 };
+	struct buf b = build(&s);
+	size_t n, failed = 0, clear = 0;
+
+	for (n = 0; n < b.n; n++) {
+		unsigned char *copy = malloc(n ? n : 1);	/* exact size */
+		struct gguf g;
+		char err[512] = "";
+
+		memcpy(copy, b.p, n);
+		if (gguf_parse(&g, copy, n, err, sizeof(err)) == -1)
+			failed++;
+		else
+			gguf_release(&g);
+		if (strstr(err, "truncated") || strstr(err, "beyond the end") ||
+		    strstr(err, "claims") || strstr(err, "room for"))
+			clear++;
+		free(copy);
+	}
+	ok(failed == b.n, "every one of the %zu truncations is rejected (%zu)",
+	   b.n, failed);
+	ok(clear == b.n, "each says the file is too short (%zu of %zu)", clear,
+	   b.n);
+	free(b.p);
+}
+
+static void test_malformed(void)
+{
+	parse_fails(&(struct spec){ .magic = 0x46554746 }, "not a GGUF file",
+		    "bad magic");
+	parse_fails(&(struct spec){ .version = 1 }, "version 1", "version 1");
+	parse_fails(&(struct spec){ .version = 99 }, "version 99", "version 99");
+	parse_fails(&(struct spec){ .ntensors = 1ull << 60 }, "tensors",
+		    "2^60 tensors");
+	parse_fails(&(struct spec){ .nkv = ~0ull }, "metadata entries",
+		    "2^64-1 metadata entries");
+	parse_fails(&(struct spec){ .keylen = 1ull << 62 }, "truncated",
+		    "key of 2^62 bytes");
+	parse_fails(&(struct spec){ .arrn = 1ull << 61 }, "strings",
+		    "string array of 2^61 elements");
+	parse_fails(&(struct spec){ .kvtype1 = 99 }, "unknown value type 99",
+		    "value type 99");
+	parse_fails(&(struct spec){ .nested = 1 }, "arrays of arrays",
+		    "nested array");
+	parse_fails(&(struct spec){ .ndims0 = 5 }, "5 dimensions",
+		    "5 dimensions");
+	parse_fails(&(struct spec){ .ndims0 = 7777 }, "7777 dimensions",
+		    "7777 dimensions");
+	parse_fails(&(struct spec){ .dim0 = 1ull << 45 }, "too large",
+		    "dimension of 2^45");
+	parse_fails(&(struct spec){ .type0 = 2 }, "q4_0, which tprun does not support",
+		    "q4_0 tensor");
+	parse_fails(&(struct spec){ .type0 = 200 }, "unknown type 200",
+		    "tensor type 200");
+	parse_fails(&(struct spec){ .off1 = 64 }, "beyond the end",
+		    "tensor data past the end");
+	parse_fails(&(struct spec){ .off1 = ~0ull - 31 }, "beyond the end",
+		    "tensor offset overflowing");
+	parse_fails(&(struct spec){ .off1 = 36 }, "alignment",
+		    "misaligned tensor offset");
+	parse_fails(&(struct spec){ .dup = 1 }, "appears twice",
+		    "duplicate tensor name");
+}
+
+/* Random bytes in random places: errors are fine, crashes are not. */
+static void test_fuzz(void)
+{
+	struct spec s = { 0 };
+	struct buf b = build(&s);
+	uint64_t rs = 99;
+	int i, j, parsed = 0, bad_ptr = 0;
+
+	for (i = 0; i < 20000; i++) {
+		unsigned char *c = malloc(b.n);
+		struct gguf g;
+		char err[512];
+		uint64_t k;
+
+		memcpy(c, b.p, b.n);
+		for (j = 0; j < 1 + i % 4; j++) {
+			rs = rs * 6364136223846793005ull + 1442695040888963407ull;
+			c[(rs >> 33) % b.n] = (unsigned char)(rs >> 13);
+		}
+		if (!gguf_parse(&g, c, b.n, err, sizeof(err))) {
+			parsed++;
+			for (k = 0; k < g.n_tensors; k++)
+				if ((const unsigned char *)g.t[k].data < c ||
+				    (const unsigned char *)g.t[k].data +
+				    g.t[k].bytes > c + b.n)
+					bad_ptr++;
+			gguf_release(&g);
+		}
+		free(c);
+	}
+	ok(!bad_ptr, "20000 corrupted files: no crash, every tensor of the %d that parse lies inside the file",
+	   parsed);
+	free(b.p);
+}
+
+static void test_writer(void)
+{
+	struct gguf_writer *w = gguf_writer_new(64);
+	const char *toks[] = { "<s>", "hello", "" };
+	uint64_t ne[2] = { 3, 2 };
+	float *data = malloc(6 * sizeof(float)), *f;
+	const struct gguf_tensor *t;
+	unsigned char *bytes;
+	struct gguf_str s;
+	struct gguf g;
+	double d;
+	int64_t v;
+	size_t len;
+	char err[256];
+	int i;
+
+	for (i = 0; i < 6; i++)
+		data[i] = (float)i / 2;
+	gguf_writer_str(w, "general.name", "x");
+	gguf_writer_u32(w, "a.u32", 123456);
+	gguf_writer_f32(w, "a.f32", 0.25f);
+	gguf_writer_str_array(w, "a.toks", toks, 3);
+	gguf_writer_tensor(w, "w", TP_F32, 2, ne, data, 6 * sizeof(float));
+	bytes = gguf_writer_bytes(w, &len);
+	if (!ok(!gguf_parse(&g, bytes, len, err, sizeof(err)),
+		"the writer's file parses"))
+		diag("  %s", err);
+	t = gguf_find_tensor(&g, "w");
+	f = t ? (float *)t->data : NULL;
+	ok(g.alignment == 64 && g.data_off % 64 == 0 &&
+	   gguf_get_int(&g, "a.u32", &v) == 1 && v == 123456 &&
+	   gguf_get_float(&g, "a.f32", &d) == 1 && d == 0.25 &&
+	   gguf_get_str(&g, "general.name", &s) == 1 && gguf_str_eq(s, "x") &&
+	   gguf_find_kv(&g, "a.toks")->arr_n == 3 &&
+	   gguf_arr_str(&g, gguf_find_kv(&g, "a.toks"), 2).len == 0 &&
+	   t && t->ne[0] == 3 && t->ne[1] == 2 && f && f[5] == 2.5f,
+	   "writer round trip: alignment, keys, string array, tensor");
+	gguf_release(&g);
+	free(bytes);
+	gguf_writer_free(w);
+}
+
+static void test_open(void)
+{
+	struct gguf g;
+	char err[512], dir[] = "/tmp/tprun-gguf-XXXXXX", path[600];
+	FILE *f;
+
+	ok(gguf_open(&g, "/nonexistent/x.gguf", err, sizeof(err)) == -1 &&
+	   strstr(err, "/nonexistent/x.gguf") && strstr(err, "No such file"),
+	   "a missing file: the path and the reason");
+	if (!mkdtemp(dir))
+		bail_out("mkdtemp");
+	ok(gguf_open(&g, dir, err, sizeof(err)) == -1 &&
+	   strstr(err, "not a regular file"), "a directory");
+	snprintf(path, sizeof(path), "%s/empty.gguf", dir);
+	f = fopen(path, "w");
+	fclose(f);
+	ok(gguf_open(&g, path, err, sizeof(err)) == -1 &&
+	   strstr(err, "empty file"), "an empty file");
+	f = fopen(path, "w");
+	fputs("GGUF\x03", f);
+	fclose(f);
+	ok(gguf_open(&g, path, err, sizeof(err)) == -1 &&
+	   strstr(err, path) && strstr(err, "truncated"),
+	   "a 5-byte file: the path and 'truncated' (%s)", err);
+	unlink(path);
+	rmdir(dir);
+}
+
+/* A llama file of the tiny shape with one thing changed. */
+static const char *llama_fails(const char *skip, const char *arch,
+			       int bad_shape, int rope_freqs, char *err,
+			       size_t errlen)
+{
+	static char path[64];
+	struct tp_config c = {
+		.dim = 32, .layers = 1, .heads = 2, .kv_heads = 1,
+		.head_dim = 16, .rot_dim = 16, .ffn = 64, .vocab = 40,
+		.eps = 1e-5f, .rope_base = 10000,
+	};
+	struct gguf_writer *w = gguf_writer_new(32);
+	const char *names[] = {
+		"token_embd.weight", "output_norm.weight", "output.weight",
+		"blk.0.attn_norm.weight", "blk.0.attn_q.weight",
+		"blk.0.attn_k.weight", "blk.0.attn_v.weight",
+		"blk.0.attn_output.weight", "blk.0.ffn_norm.weight",
+		"blk.0.ffn_gate.weight", "blk.0.ffn_up.weight",
+		"blk.0.ffn_down.weight",
+	};
+	const uint64_t shapes[][2] = {
+		{ 32, 40 }, { 32, 1 }, { 32, 40 }, { 32, 1 }, { 32, 32 },
+		{ 32, 16 }, { 32, 16 }, { 32, 32 }, { 32, 1 }, { 32, 64 },
+		{ 32, 64 }, { 64, 32 },
+	};
+	struct tp_weights wt;
+	unsigned i;
+	int r;
+
+	snprintf(path, sizeof(path), "/tmp/tprun-llama-%d.gguf", (int)getpid());
+	gguf_writer_str(w, "general.architecture", arch);
+	gguf_writer_u32(w, "llama.embedding_length", (uint32_t)c.dim);
+	gguf_writer_u32(w, "llama.block_count", (uint32_t)c.layers);
+	gguf_writer_u32(w, "llama.feed_forward_length", (uint32_t)c.ffn);
+	gguf_writer_u32(w, "llama.attention.head_count", (uint32_t)c.heads);
+	gguf_writer_u32(w, "llama.attention.head_count_kv", (uint32_t)c.kv_heads);
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		uint64_t ne[2] = { shapes[i][0], shapes[i][1] };
+		size_t n = ne[0] * ne[1];
+
+		if (skip && !strcmp(names[i], skip))
+			continue;
+		if (bad_shape && i == 6)
+			ne[1] = 8;
+		gguf_writer_tensor(w, names[i], TP_F32, ne[1] == 1 ? 1 : 2, ne,
+				   calloc(n, sizeof(float)), n * sizeof(float));
+	}
+	if (rope_freqs) {
+		uint64_t ne[1] = { 8 };
+
+		gguf_writer_tensor(w, "rope_freqs.weight", TP_F32, 1, ne,
+				   calloc(8, sizeof(float)), 8 * sizeof(float));
+	}
+	gguf_writer_save(w, path, err, errlen);
+	gguf_writer_free(w);
+	r = tp_weights_gguf(&wt, path, 0, 2, err, errlen);
+	if (!r)
+		tp_weights_free(&wt);
+	unlink(path);
+	return r ? err : NULL;
+}
+
+static void test_llama(void)
+{
+	char err[600];
+	const char *e;
+
+	e = llama_fails(NULL, "llama", 0, 0, err, sizeof(err));
+	ok(!e, "a complete tiny llama file loads as 2 ranks%s%s", e ? ": " : "",
+	   e ? e : "");
+	e = llama_fails("blk.0.ffn_up.weight", "llama", 0, 0, err, sizeof(err));
+	ok(e && strstr(e, "blk.0.ffn_up.weight is missing"),
+	   "a missing tensor is named (%s)", e ? e : "loaded");
+	e = llama_fails("token_embd.weight", "llama", 0, 0, err, sizeof(err));
+	ok(e && strstr(e, "token_embd.weight"), "a missing embedding (%s)",
+	   e ? e : "loaded");
+	e = llama_fails(NULL, "gpt2", 0, 0, err, sizeof(err));
+	ok(e && strstr(e, "'gpt2' is not supported"),
+	   "another architecture is refused (%s)", e ? e : "loaded");
+	e = llama_fails(NULL, "llama", 1, 0, err, sizeof(err));
+	ok(e && strstr(e, "blk.0.attn_v.weight is 32 x 8, expected 32 x 16"),
+	   "a tensor of the wrong shape is named (%s)", e ? e : "loaded");
+	e = llama_fails(NULL, "llama", 0, 1, err, sizeof(err));
+	ok(e && strstr(e, "RoPE scaling"),
+	   "RoPE frequency factors are refused, not ignored (%s)",
+	   e ? e : "loaded");
+}
+
+int main(void)
+{
+	plan(NO_PLAN);
+	tp_math_init();
+	test_good();
+	test_truncated();
+	test_malformed();
+	test_fuzz();
+	test_writer();
+	test_open();
+	test_llama();
+	return done();
+}

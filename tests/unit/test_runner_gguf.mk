@@ -1,0 +1,8 @@
+# tools/runner's GGUF reader and writer (tprun), and loading llama weights
+# from GGUF: good, truncated and malformed files.
+RUNNER_DIR := $(TOP)/tools/runner
+test_runner_gguf_SRCS   := $(addprefix $(RUNNER_DIR)/,gguf.c gguf_write.c \
+			   math.c util.c model.c weights_gguf.c weights_synth.c \
+			   export.c allreduce.c)
+test_runner_gguf_CFLAGS := -I$(RUNNER_DIR) -ffp-contract=off -D_GNU_SOURCE
+test_runner_gguf_LDLIBS := -lm

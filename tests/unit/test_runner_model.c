@@ -1,0 +1,471 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * tprun's forward pass (tools/runner/model.c):
+ *  - against a naive reference written here in double precision, which
+ *    recomputes the whole sequence at every step (no KV cache);
+ *  - deterministic: the same bits twice, whatever the prefill batch;
+ *  - split over N = 1..4 ranks (threads over the in-process transport,
+ *    mesh and ring): the same tokens as one rank, logits within the
+ *    tolerance, and the same bits on every rank; uneven head splits, K/V
+ *    heads shared by ranks, multi-query attention, Q8_0 shards that start
+ *    inside a block;
+ *  - a GGUF export of the synthetic model computes the same bits.
+ */
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "allreduce.h"
+#include "export.h"
+#include "model.h"
+#include "sample.h"
+#include "tap.h"
+
+#define TOL 1e-4	/* relative to the largest logit (Documentation/runner.md) */
+
+static struct tp_config cfg(int dim, int layers, int heads, int kv, int ffn,
+			    int vocab)
+{
+	struct tp_config c = {
+		.dim = dim, .layers = layers, .heads = heads, .kv_heads = kv,
+		.head_dim = dim / heads, .rot_dim = dim / heads, .ffn = ffn,
+		.vocab = vocab, .eps = 1e-5f, .rope_base = 10000,
+	};
+	return c;
+}
+
+/* ---- the reference: plain loops in double, full weights ---- */
+
+static double W(const struct tp_config *c, uint64_t s, int t, int l, long r,
+		long k)
+{
+	return tp_synth_value(c, s, t, l, r, k);
+}
+
+static void ref_norm(const struct tp_config *c, uint64_t s, int t, int l,
+		     const double *x, double *out)
+{
+	double ss = 0;
+	int i;
+
+	for (i = 0; i < c->dim; i++)
+		ss += x[i] * x[i];
+	for (i = 0; i < c->dim; i++)
+		out[i] = x[i] / sqrt(ss / c->dim + c->eps) * W(c, s, t, l, 0, i);
+}
+
+/* Logits after the sequence TOK[0..N-1]. */
+static void ref_logits(const struct tp_config *c, uint64_t s, const int *tok,
+		       int n, double *logits)
+{
+	int D = c->dim, hd = c->head_dim, H = c->heads, K = c->kv_heads;
+	int qd = H * hd, kvd = K * hd, F = c->ffn, l, t, i, j, h, p;
+	double *x = calloc((size_t)n * D, sizeof(double));
+	double *q = calloc((size_t)n * qd, sizeof(double));
+	double *k = calloc((size_t)n * kvd, sizeof(double));
+	double *v = calloc((size_t)n * kvd, sizeof(double));
+	double *hb = calloc((size_t)(D > F ? D : F) * 2, sizeof(double));
+	double *att = calloc((size_t)qd, sizeof(double));
+	double *sc = calloc((size_t)n, sizeof(double));
+
+	for (t = 0; t < n; t++)
+		for (i = 0; i < D; i++)
+			x[t * D + i] = W(c, s, TP_T_EMBD, 0, tok[t], i);
+	for (l = 0; l < c->layers; l++) {
+		for (t = 0; t < n; t++) {
+			ref_norm(c, s, TP_T_ATTN_NORM, l, x + t * D, hb);
+			for (j = 0; j < qd; j++) {
+				double a = 0;
+
+				for (i = 0; i < D; i++)
+					a += W(c, s, TP_T_Q, l, j, i) * hb[i];
+				q[t * qd + j] = a;
+			}
+			for (j = 0; j < kvd; j++) {
+				double a = 0, b = 0;
+
+				for (i = 0; i < D; i++) {
+					a += W(c, s, TP_T_K, l, j, i) * hb[i];
+					b += W(c, s, TP_T_V, l, j, i) * hb[i];
+				}
+				k[t * kvd + j] = a;
+				v[t * kvd + j] = b;
+			}
+			/* rotary: adjacent pairs of each head */
+			for (j = 0; j < qd + kvd; j += 2) {
+				double *e = j < qd ? q + t * qd + j :
+					    k + t * kvd + (j - qd);
+				int pair = (j % hd) / 2;
+				double th = t * pow(c->rope_base,
+						    -2.0 * pair / c->rot_dim);
+				double e0 = e[0], e1 = e[1];
+
+				e[0] = e0 * cos(th) - e1 * sin(th);
+				e[1] = e0 * sin(th) + e1 * cos(th);
+			}
+		}
+		for (t = 0; t < n; t++) {
+			double o[256];
+
+			for (h = 0; h < H; h++) {
+				int kh = h / (H / K);
+				double max = -1e300, sum = 0;
+
+				for (p = 0; p <= t; p++) {
+					double a = 0;
+
+					for (i = 0; i < hd; i++)
+						a += q[t * qd + h * hd + i] *
+						     k[p * kvd + kh * hd + i];
+					sc[p] = a / sqrt(hd);
+					if (sc[p] > max)
+						max = sc[p];
+				}
+				for (p = 0; p <= t; p++)
+					sum += sc[p] = exp(sc[p] - max);
+				for (i = 0; i < hd; i++) {
+					double a = 0;
+
+					for (p = 0; p <= t; p++)
+						a += sc[p] / sum *
+						     v[p * kvd + kh * hd + i];
+					att[h * hd + i] = a;
+				}
+			}
+			for (j = 0; j < D; j++) {
+				double a = 0;
+
+				for (i = 0; i < qd; i++)
+					a += W(c, s, TP_T_O, l, j, i) * att[i];
+				o[j] = a;
+			}
+			for (j = 0; j < D; j++)
+				x[t * D + j] += o[j];
+			ref_norm(c, s, TP_T_FFN_NORM, l, x + t * D, hb);
+			for (j = 0; j < F; j++) {
+				double g = 0, u = 0;
+
+				for (i = 0; i < D; i++) {
+					g += W(c, s, TP_T_GATE, l, j, i) * hb[i];
+					u += W(c, s, TP_T_UP, l, j, i) * hb[i];
+				}
+				hb[D + j] = g / (1 + exp(-g)) * u;
+			}
+			for (j = 0; j < D; j++) {
+				double a = 0;
+
+				for (i = 0; i < F; i++)
+					a += W(c, s, TP_T_DOWN, l, j, i) *
+					     hb[D + i];
+				o[j] = a;
+			}
+			for (j = 0; j < D; j++)
+				x[t * D + j] += o[j];
+		}
+	}
+	ref_norm(c, s, TP_T_OUT_NORM, 0, x + (n - 1) * D, hb);
+	for (j = 0; j < c->vocab; j++) {
+		double a = 0;
+
+		for (i = 0; i < D; i++)
+			a += W(c, s, TP_T_OUTPUT, 0, j, i) * hb[i];
+		logits[j] = a;
+	}
+	free(x);
+	free(q);
+	free(k);
+	free(v);
+	free(hb);
+	free(att);
+	free(sc);
+}
+
+/* ---- one rank, possibly one of N threads ---- */
+
+struct job {
+	struct tp_config c;
+	uint64_t seed;
+	enum tp_type type;
+	const char *gguf;
+	int rank, nranks, batch, P, T;
+	enum tp_algo algo;
+	size_t ring_min;
+	struct tp_loop *loop;
+	const int *prompt;
+	int *tokens;
+	float *logits;	/* vocab x T: the logits of every step */
+	int failed;
+};
+
+static void *run_rank(void *arg)
+{
+	struct job *j = arg;
+	struct tp_weights w;
+	struct tp_model m;
+	struct tp_ar ar;
+	char err[300];
+	int i, k, tok, r;
+
+	r = j->gguf ? tp_weights_gguf(&w, j->gguf, j->rank, j->nranks, err,
+				      sizeof(err)) :
+	    tp_weights_synth(&w, &j->c, j->seed, j->type, j->rank, j->nranks,
+			     err, sizeof(err));
+	if (r) {
+		diag("rank %d: %s", j->rank, err);
+		j->failed = 1;
+		return NULL;
+	}
+	tp_model_init(&m, &w, j->P + j->T, j->batch);
+	if (j->loop)
+		tp_ar_init(&ar, tp_loop_xport(j->loop, j->rank), j->algo,
+			   j->ring_min, (size_t)j->batch * w.cfg.dim);
+	for (i = 0; i < j->P; i += j->batch)
+		if (tp_forward(&m, j->prompt + i,
+			       j->P - i < j->batch ? j->P - i : j->batch, i,
+			       j->loop ? &ar : NULL))
+			j->failed = 1;
+	for (k = 0; k < j->T && !j->failed; k++) {
+		memcpy(j->logits + (size_t)k * w.cfg.vocab, m.logits,
+		       (size_t)w.cfg.vocab * sizeof(float));
+		tok = tp_argmax(m.logits, w.cfg.vocab);
+		j->tokens[k] = tok;
+		if (k + 1 < j->T &&
+		    tp_forward(&m, &tok, 1, j->P + k, j->loop ? &ar : NULL))
+			j->failed = 1;
+	}
+	if (j->loop)
+		tp_ar_free(&ar);
+	tp_model_free(&m);
+	tp_weights_free(&w);
+	return NULL;
+}
+
+/* N ranks; rank 0's tokens/logits into OUT (T and vocab x T). */
+static int run_n(struct job proto, int N, int *tokens, float *logits,
+		 int *ranks_agree)
+{
+	struct job j[8];
+	pthread_t th[8];
+	size_t sb, rb, nl = (size_t)proto.c.vocab * proto.T;
+	int i, failed = 0;
+
+	tp_ar_sizes(N, proto.algo, (size_t)proto.batch * proto.c.dim, &sb, &rb);
+	proto.nranks = N;
+	proto.loop = N > 1 ? tp_loop_new(N, sb, rb) : NULL;
+	*ranks_agree = 1;
+	for (i = 0; i < N; i++) {
+		j[i] = proto;
+		j[i].rank = i;
+		j[i].tokens = calloc((size_t)proto.T, sizeof(int));
+		j[i].logits = calloc(nl, sizeof(float));
+		pthread_create(&th[i], NULL, run_rank, &j[i]);
+	}
+	for (i = 0; i < N; i++) {
+		pthread_join(th[i], NULL);
+		failed |= j[i].failed;
+		if (memcmp(j[i].logits, j[0].logits, nl * sizeof(float)) ||
+		    memcmp(j[i].tokens, j[0].tokens,
+			   (size_t)proto.T * sizeof(int)))
+			*ranks_agree = 0;
+	}
+	memcpy(tokens, j[0].tokens, (size_t)proto.T * sizeof(int));
+	memcpy(logits, j[0].logits, nl * sizeof(float));
+	for (i = 0; i < N; i++) {
+		free(j[i].tokens);
+		free(j[i].logits);
+	}
+	if (proto.loop)
+		tp_loop_free(proto.loop);
+	return failed ? -1 : 0;
+}
+
+/* max |a-b| over the max |a| (at least 1) */
+static double rel_diff(const float *a, const float *b, size_t n)
+{
+	double m = 0, s = 1;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (fabs((double)a[i] - b[i]) > m)
+			m = fabs((double)a[i] - b[i]);
+		if (fabs(a[i]) > s)
+			s = fabs(a[i]);
+	}
+	return m / s;
+}
+
+/* every vocabulary of the tests has more than 29 tokens */
+static const int prompt[] = { 3, 17, 21, 5, 29, 8, 13 };
+
+static void test_reference(void)
+{
+	struct tp_config c = cfg(32, 2, 4, 2, 64, 50);
+	struct job j = {
+		.c = c, .seed = 5, .type = TP_F32, .batch = 4, .P = 5, .T = 4,
+		.prompt = prompt,
+	};
+	int tok[4], agree, seq[16], k, i;
+	float lg[50 * 4];
+	double ref[50], worst = 0;
+
+	if (!ok(!run_n(j, 1, tok, lg, &agree), "one rank runs"))
+		return;
+	memcpy(seq, prompt, sizeof(int) * 5);
+	for (k = 0; k < 4; k++) {
+		ref_logits(&c, 5, seq, 5 + k, ref);
+		for (i = 0; i < 50; i++)
+			if (fabs(ref[i] - lg[k * 50 + i]) > worst)
+				worst = fabs(ref[i] - lg[k * 50 + i]);
+		seq[5 + k] = tok[k];
+	}
+	ok(worst < 1e-4, "logits of 4 steps (prefill + decode with the KV cache) match the double reference (worst %.2g)",
+	   worst);
+}
+
+static void test_determinism(void)
+{
+	struct tp_config c = cfg(32, 2, 4, 2, 64, 50);
+	struct job j = {
+		.c = c, .seed = 9, .type = TP_F32, .batch = 7, .P = 7, .T = 5,
+		.prompt = prompt,
+	};
+	int t1[5], t2[5], t3[5], agree;
+	float l1[250], l2[250], l3[250];
+
+	run_n(j, 1, t1, l1, &agree);
+	run_n(j, 1, t2, l2, &agree);
+	j.batch = 1;
+	run_n(j, 1, t3, l3, &agree);
+	ok(!memcmp(l1, l2, sizeof(l1)) && !memcmp(t1, t2, sizeof(t1)),
+	   "the same run twice: the same bits");
+	ok(!memcmp(l1, l3, sizeof(l1)) && !memcmp(t1, t3, sizeof(t1)),
+	   "prefill in one batch of 7 or 7 batches of 1: the same bits");
+	{
+		static const int bad[] = { 3, 50 };
+
+		j.prompt = bad;
+		j.P = 2;
+		j.batch = 2;
+		ok(run_n(j, 1, t3, l3, &agree) == -1,
+		   "a token outside the vocabulary is refused, not looked up");
+	}
+}
+
+/* N = 2..4, mesh and ring, against one rank. */
+static void matrix(const char *name, struct job j)
+{
+	int base_t[8], t[8], agree, N, a;
+	size_t nl = (size_t)j.c.vocab * j.T;
+	float *base = calloc(nl, sizeof(float)), *l = calloc(nl, sizeof(float));
+
+	if (!ok(!run_n(j, 1, base_t, base, &agree), "%s: one rank", name))
+		goto out;
+	for (N = 2; N <= 4; N++)
+		for (a = 0; a < 2; a++) {
+			double d;
+			int r;
+
+			j.algo = a ? TP_ALGO_RING : TP_ALGO_MESH;
+			r = run_n(j, N, t, l, &agree);
+			d = rel_diff(base, l, nl);
+			ok(!r && agree && !memcmp(t, base_t, j.T * sizeof(int)) &&
+			   d <= TOL,
+			   "%s: %d ranks, %s: same tokens, logits within %.0e (%.1e), every rank the same bits",
+			   name, N, tp_algo_name(j.algo), TOL, d);
+		}
+out:
+	free(base);
+	free(l);
+}
+
+static void test_matrix(void)
+{
+	struct job j = {
+		.seed = 1, .type = TP_F32, .batch = 3, .P = 7, .T = 6,
+		.prompt = prompt,
+	};
+
+	j.c = cfg(32, 2, 4, 2, 64, 50);
+	matrix("4 heads / 2 kv", j);
+	j.c = cfg(48, 2, 6, 3, 96, 40);	/* 4 ranks: 1,2,1,2 heads */
+	matrix("6 heads / 3 kv", j);
+	j.c = cfg(32, 1, 4, 1, 40, 30);	/* multi-query, ffn not /32 */
+	matrix("4 heads / 1 kv", j);
+	j.c = cfg(64, 2, 4, 2, 128, 64);	/* head dim 16: shards inside blocks */
+	j.type = TP_Q8_0;
+	matrix("q8_0", j);
+}
+
+/* The GGUF export computes the bits of the synthetic weights. */
+static void test_gguf_equal(void)
+{
+	static const enum tp_type types[] = { TP_F32, TP_F16, TP_Q8_0 };
+	struct job j = {
+		.seed = 3, .batch = 4, .P = 7, .T = 4, .prompt = prompt,
+		.algo = TP_ALGO_MESH,
+	};
+	char path[64], err[300];
+	unsigned i;
+	int N;
+
+	j.c = cfg(64, 2, 4, 2, 128, 64);
+	snprintf(path, sizeof(path), "/tmp/tprun-model-%d.gguf", (int)getpid());
+	for (i = 0; i < 3; i++)
+		for (N = 1; N <= 3; N += 2) {
+			int ts[4], tg[4], agree;
+			float ls[256], lg[256];
+
+			j.type = types[i];
+			j.gguf = NULL;
+			if (tp_export_gguf(path, &j.c, j.seed, j.type, 0, err,
+					   sizeof(err))) {
+				ok(0, "export: %s", err);
+				continue;
+			}
+			run_n(j, N, ts, ls, &agree);
+			j.gguf = path;
+			run_n(j, N, tg, lg, &agree);
+			ok(!memcmp(ls, lg, sizeof(ls)) && !memcmp(ts, tg, sizeof(ts)),
+			   "%s, %d rank%s: GGUF export and synthetic weights give the same bits",
+			   tp_type_name(j.type), N, N > 1 ? "s" : "");
+		}
+	unlink(path);
+}
+
+static void test_shards(void)
+{
+	struct tp_config c = cfg(64, 1, 6, 2, 96, 10);
+	int N, r, bad = 0;
+
+	for (N = 1; N <= 6; N++) {
+		int q = 0, f = 0;
+
+		for (r = 0; r < N; r++) {
+			struct tp_shard s;
+
+			tp_shard_plan(&c, r, N, &s);
+			bad += s.q0 != q || s.q1 <= s.q0 || s.f0 != f ||
+			       s.f1 <= s.f0 || s.kv0 != s.q0 / 3 ||
+			       s.kv1 != (s.q1 - 1) / 3 + 1 ||
+			       (N <= 3 && s.f0 % 32);
+			q = s.q1;
+			f = s.f1;
+		}
+		bad += q != 6 || f != 96;
+	}
+	ok(!bad, "shard plans cover heads and MLP columns exactly, K/V heads follow, MLP cut on 32s when it can");
+}
+
+int main(void)
+{
+	plan(NO_PLAN);
+	tp_math_init();
+	test_reference();
+	test_determinism();
+	test_shards();
+	test_matrix();
+	test_gguf_equal();
+	return done();
+}

@@ -1,0 +1,9 @@
+# tools/runner's model (tprun): the forward pass against an independent
+# double-precision reference, determinism, and N ranks as threads over
+# the in-process transport (mesh and ring), synthetic and GGUF weights.
+RUNNER_DIR := $(TOP)/tools/runner
+test_runner_model_SRCS   := $(addprefix $(RUNNER_DIR)/,model.c math.c util.c \
+			    weights_synth.c weights_gguf.c gguf.c gguf_write.c \
+			    export.c allreduce.c ar_loop.c sample.c)
+test_runner_model_CFLAGS := -I$(RUNNER_DIR) -ffp-contract=off -D_GNU_SOURCE -pthread
+test_runner_model_LDLIBS := -lm -pthread

@@ -1,0 +1,268 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* Mesh and ring all-reduce over a transport; see allreduce.h. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "allreduce.h"
+#include "util.h"
+
+const char *tp_algo_name(enum tp_algo a)
+{
+	switch (a) {
+	case TP_ALGO_AUTO: return "auto";
+	case TP_ALGO_MESH: return "mesh";
+	case TP_ALGO_RING: return "ring";
+	}
+	return "?";
+}
+
+enum tp_algo tp_ar_choose(enum tp_algo req, int nranks, size_t bytes,
+			  size_t ring_min)
+{
+	if (req != TP_ALGO_AUTO)
+		return req;
+	/* with two ranks the ring moves as much as the mesh, in two steps */
+	if (nranks <= 2 || bytes < ring_min)
+		return TP_ALGO_MESH;
+	return TP_ALGO_RING;
+}
+
+void tp_ring_chunk(size_t n, int nranks, int i, size_t *off, size_t *len)
+{
+	size_t b = n * (size_t)i / (size_t)nranks;
+	size_t e = n * (size_t)(i + 1) / (size_t)nranks;
+
+	*off = b;
+	*len = e - b;
+}
+
+/*
+ * Send buffer:    [mesh: 2 halves x n floats][ring: 2 x (2N-2) x chunk]
+ * Receive buffer: [mesh: 2 halves x N slots x n floats][ring: same as send]
+ * An algorithm that cannot be chosen gets no area.
+ */
+struct layout {
+	size_t mesh_s, mesh_r, ring_s, ring_r, chunk_max, sbytes, rbytes;
+};
+
+static void layout(int N, enum tp_algo algo, size_t max_floats,
+		   struct layout *l)
+{
+	size_t slot = max_floats * sizeof(float), ring = 0;
+
+	l->chunk_max = (max_floats + (size_t)N - 1) / (size_t)N;
+	if (algo != TP_ALGO_MESH && N >= 2)
+		ring = 2 * (size_t)(2 * N - 2) * l->chunk_max * sizeof(float);
+	l->mesh_s = 0;
+	l->mesh_r = 0;
+	l->ring_s = algo == TP_ALGO_RING ? 0 : 2 * slot;
+	l->ring_r = algo == TP_ALGO_RING ? 0 : 2 * (size_t)N * slot;
+	l->sbytes = l->ring_s + ring;
+	l->rbytes = l->ring_r + ring;
+}
+
+void tp_ar_sizes(int nranks, enum tp_algo algo, size_t max_floats,
+		 size_t *sbuf_bytes, size_t *rbuf_bytes)
+{
+	struct layout l;
+
+	layout(nranks, algo, max_floats, &l);
+	*sbuf_bytes = l.sbytes;
+	*rbuf_bytes = l.rbytes;
+}
+
+void tp_ar_init(struct tp_ar *ar, struct tp_xport *x, enum tp_algo algo,
+		size_t ring_min, size_t max_floats)
+{
+	struct layout l;
+
+	memset(ar, 0, sizeof(*ar));
+	ar->x = x;
+	ar->rank = x->rank;
+	ar->nranks = x->nranks;
+	ar->algo = algo;
+	ar->ring_min = ring_min;
+	ar->max_floats = max_floats;
+	layout(x->nranks, algo, max_floats, &l);
+	ar->mesh_s = l.mesh_s;
+	ar->mesh_r = l.mesh_r;
+	ar->ring_s = l.ring_s;
+	ar->ring_r = l.ring_r;
+	ar->chunk_max = l.chunk_max;
+}
+
+void tp_ar_free(struct tp_ar *ar)
+{
+	free(ar->st[0].us);
+	free(ar->st[1].us);
+	ar->st[0].us = ar->st[1].us = NULL;
+}
+
+static int mesh(struct tp_ar *ar, float *v, size_t n)
+{
+	struct tp_xport *x = ar->x;
+	int N = ar->nranks, me = ar->rank, par = (int)(ar->calls & 1), k, r;
+	size_t slot = ar->max_floats * sizeof(float), bytes = n * sizeof(float);
+	size_t soff = ar->mesh_s + (size_t)par * slot, i;
+	float *own = (float *)(x->sbuf + soff);
+
+	if (x->ops->wait_sent(x, par))
+		return -1;
+	memcpy(own, v, bytes);
+	for (k = 1; k < N; k++) {
+		int p = (me + k) % N;
+
+		if (x->ops->put(x, p, soff,
+				ar->mesh_r + ((size_t)par * N + me) * slot,
+				bytes, par))
+			return -1;
+	}
+	for (k = 1; k < N; k++) {
+		int p = (me + k) % N;
+
+		if (x->ops->wait_recv(x, p, ++ar->expect[p]))
+			return -1;
+	}
+	/* rank order, own slot included: the same bits on every rank */
+	for (r = 0; r < N; r++) {
+		const float *s = r == me ? own :
+			(const float *)(x->rbuf + ar->mesh_r +
+					((size_t)par * N + r) * slot);
+
+		if (r == 0)
+			memcpy(v, s, bytes);
+		else
+			for (i = 0; i < n; i++)
+				v[i] += s[i];
+	}
+	return 0;
+}
+
+static int ring(struct tp_ar *ar, float *v, size_t n)
+{
+	struct tp_xport *x = ar->x;
+	int N = ar->nranks, me = ar->rank, par = (int)(ar->calls & 1), k;
+	int right = (me + 1) % N, left = (me + N - 1) % N, M = 2 * N - 2;
+	size_t cs = ar->chunk_max * sizeof(float), off, len, i;
+#define SOFF(m) (ar->ring_s + ((size_t)par * M + (size_t)(m)) * cs)
+#define ROFF(m) (ar->ring_r + ((size_t)par * M + (size_t)(m)) * cs)
+#define STAGE(m) ((float *)(x->sbuf + SOFF(m)))
+#define RECV(m) ((const float *)(x->rbuf + ROFF(m)))
+
+	if (x->ops->wait_sent(x, par))
+		return -1;
+	/* reduce-scatter: after step k we hold k+2 ranks' sum of a chunk */
+	for (k = 0; k < N - 1; k++) {
+		int c_s = (me + N - k) % N, c_r = (me + 2 * N - k - 1) % N;
+
+		tp_ring_chunk(n, N, c_s, &off, &len);
+		if (k == 0)
+			memcpy(STAGE(0), v + off, len * sizeof(float));
+		if (len && x->ops->put(x, right, SOFF(k), ROFF(k),
+				       len * sizeof(float), par))
+			return -1;
+		tp_ring_chunk(n, N, c_r, &off, &len);
+		if (!len)
+			continue;
+		if (x->ops->wait_recv(x, left, ++ar->expect[left]))
+			return -1;
+		if (k < N - 2) {
+			float *out = STAGE(k + 1);
+
+			for (i = 0; i < len; i++)
+				out[i] = RECV(k)[i] + v[off + i];
+		} else {	/* chunk c_r = me + 1 is complete */
+			for (i = 0; i < len; i++)
+				v[off + i] = RECV(k)[i] + v[off + i];
+			memcpy(STAGE(N - 1), v + off, len * sizeof(float));
+		}
+	}
+	/* all-gather: pass the complete chunks around */
+	for (k = 0; k < N - 1; k++) {
+		int m = N - 1 + k;
+		int c_s = (me + 1 + N - k) % N, c_r = (me + N - k) % N;
+
+		tp_ring_chunk(n, N, c_s, &off, &len);
+		if (len && x->ops->put(x, right, SOFF(m), ROFF(m),
+				       len * sizeof(float), par))
+			return -1;
+		tp_ring_chunk(n, N, c_r, &off, &len);
+		if (!len)
+			continue;
+		if (x->ops->wait_recv(x, left, ++ar->expect[left]))
+			return -1;
+		memcpy(v + off, RECV(m), len * sizeof(float));
+		if (k < N - 2)
+			memcpy(STAGE(m + 1), RECV(m), len * sizeof(float));
+	}
+	return 0;
+#undef SOFF
+#undef ROFF
+#undef STAGE
+#undef RECV
+}
+
+static void record(struct tp_ar_stats *st, double us)
+{
+	if (st->n == st->cap) {
+		st->cap = st->cap ? 2 * st->cap : 256;
+		st->us = realloc(st->us, st->cap * sizeof(double));
+		if (!st->us)
+			tp_die("out of memory");
+	}
+	st->us[st->n++] = us;
+}
+
+int tp_allreduce(struct tp_ar *ar, float *v, size_t n)
+{
+	struct tp_ar_stats *st = &ar->st[ar->phase];
+	uint64_t t0 = tp_now_ns(), sent0 = ar->x->bytes_sent;
+	enum tp_algo a;
+	int r;
+
+	if (ar->nranks == 1 || n == 0)
+		return 0;
+	if (n > ar->max_floats) {
+		tp_err("all-reduce of %zu floats exceeds the %zu registered",
+		       n, ar->max_floats);
+		return -1;
+	}
+	a = tp_ar_choose(ar->algo, ar->nranks, n * sizeof(float),
+			 ar->ring_min);
+	r = a == TP_ALGO_RING ? ring(ar, v, n) : mesh(ar, v, n);
+	ar->calls++;
+	st->calls++;
+	if (a == TP_ALGO_RING)
+		st->ring++;
+	else
+		st->mesh++;
+	st->bytes += ar->x->bytes_sent - sent0;
+	record(st, (double)(tp_now_ns() - t0) / 1000.0);
+	return r;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+double tp_percentile(const double *v, size_t n, double p)
+{
+	double *s, r;
+	size_t k;
+
+	if (!n)
+		return 0;
+	s = tp_calloc(n, sizeof(double));
+	memcpy(s, v, n * sizeof(double));
+	qsort(s, n, sizeof(double), cmp_double);
+	k = (size_t)(p / 100.0 * (double)n + 0.999999);
+	k = k ? k - 1 : 0;
+	if (k >= n)
+		k = n - 1;
+	r = s[k];
+	free(s);
+	return r;
+}

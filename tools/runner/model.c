@@ -1,0 +1,291 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* The forward pass of one rank's shard; see model.h. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "allreduce.h"
+#include "model.h"
+#include "util.h"
+
+int tp_config_check(const struct tp_config *c, int nranks, char *err,
+		    size_t errlen)
+{
+	const char *why = NULL;
+
+	if (c->dim <= 0 || c->layers <= 0 || c->heads <= 0 ||
+	    c->kv_heads <= 0 || c->ffn <= 0 || c->vocab <= 0 ||
+	    c->head_dim <= 0)
+		why = "every dimension must be positive";
+	else if (c->dim > (1 << 20) || c->ffn > (1 << 22) ||
+		 c->vocab > (1 << 24) || c->layers > 4096 ||
+		 c->heads > 4096 || c->head_dim > 4096)
+		why = "a dimension is implausibly large";
+	else if (c->heads % c->kv_heads)
+		why = "heads must be a multiple of kv-heads";
+	else if (c->head_dim % 2 || c->rot_dim % 2 || c->rot_dim <= 0 ||
+		 c->rot_dim > c->head_dim)
+		why = "head and rotary dimensions must be even, rotary <= head";
+	else if (!(c->eps > 0) || !(c->rope_base > 0))
+		why = "eps and rope base must be positive";
+	else if (nranks < 1 || nranks > TP_MAX_RANKS)
+		why = "ranks must be 1..64";
+	else if (nranks > c->heads)
+		why = "more ranks than attention heads";
+	else if (nranks > c->ffn)
+		why = "more ranks than MLP columns";
+	if (!why)
+		return 0;
+	snprintf(err, errlen,
+		 "model dim %d layers %d heads %d kv-heads %d head-dim %d ffn %d vocab %d on %d ranks: %s",
+		 c->dim, c->layers, c->heads, c->kv_heads, c->head_dim, c->ffn,
+		 c->vocab, nranks, why);
+	return -1;
+}
+
+void tp_split(long total, int parts, int i, long *begin, long *end)
+{
+	*begin = total * i / parts;
+	*end = total * (i + 1) / parts;
+}
+
+void tp_shard_plan(const struct tp_config *c, int rank, int nranks,
+		   struct tp_shard *s)
+{
+	int group = c->heads / c->kv_heads;
+	int unit = c->ffn % 32 == 0 && c->ffn / 32 >= nranks ? 32 : 1;
+	long b, e;
+
+	s->rank = rank;
+	s->nranks = nranks;
+	tp_split(c->heads, nranks, rank, &b, &e);
+	s->q0 = (int)b;
+	s->q1 = (int)e;
+	s->kv0 = s->q0 / group;
+	s->kv1 = (s->q1 - 1) / group + 1;
+	tp_split(c->ffn / unit, nranks, rank, &b, &e);
+	s->f0 = (int)b * unit;
+	s->f1 = (int)e * unit;
+}
+
+void *tp_weights_alloc(struct tp_weights *w, size_t bytes)
+{
+	void *p;
+
+	if (w->nowned == w->capowned) {
+		w->capowned = w->capowned ? 2 * w->capowned : 64;
+		w->owned = realloc(w->owned, sizeof(*w->owned) * w->capowned);
+		if (!w->owned)
+			tp_die("out of memory");
+	}
+	p = tp_alloc_pages(bytes);
+	w->owned[w->nowned++] = p;
+	return p;
+}
+
+void tp_weights_free(struct tp_weights *w)
+{
+	int i;
+
+	for (i = 0; i < w->nowned; i++)
+		free(w->owned[i]);
+	free(w->owned);
+	free(w->layer);
+	if (w->map)
+		munmap(w->map, w->map_len);
+	memset(w, 0, sizeof(*w));
+}
+
+void tp_mat_shard(struct tp_weights *w, const struct tp_mat *full, int r0,
+		  int r1, int c0, int c1, struct tp_mat *out)
+{
+	int blk = tp_type_block(full->type), i;
+	float *tmp, *dst;
+
+	out->rows = r1 - r0;
+	out->cols = c1 - c0;
+	if (c0 % blk == 0 && (c1 - c0) % blk == 0) {
+		out->type = full->type;
+		out->stride = full->stride;
+		out->data = (const char *)tp_mat_row(full, r0) +
+			    tp_type_bytes(full->type, (size_t)c0);
+		return;
+	}
+	/* Not on a block boundary: this shard becomes F32. */
+	tmp = tp_calloc((size_t)full->cols, sizeof(float));
+	dst = tp_weights_alloc(w, (size_t)out->rows * out->cols * sizeof(float));
+	for (i = r0; i < r1; i++) {
+		tp_row_to_f32(full->type, tp_mat_row(full, i), tmp,
+			      (size_t)full->cols);
+		memcpy(dst + (size_t)(i - r0) * out->cols, tmp + c0,
+		       (size_t)out->cols * sizeof(float));
+	}
+	free(tmp);
+	out->type = TP_F32;
+	out->stride = (size_t)out->cols * sizeof(float);
+	out->data = dst;
+}
+
+int tp_model_init(struct tp_model *m, const struct tp_weights *w, int ctx,
+		  int max_batch)
+{
+	const struct tp_config *c = &w->cfg;
+	size_t hd = (size_t)c->head_dim, b = (size_t)max_batch, kvd;
+
+	memset(m, 0, sizeof(*m));
+	m->w = w;
+	m->cfg = *c;
+	m->nq = w->sh.q1 - w->sh.q0;
+	m->nkv = w->sh.kv1 - w->sh.kv0;
+	m->nf = w->sh.f1 - w->sh.f0;
+	m->ctx = ctx;
+	m->max_batch = max_batch;
+	kvd = (size_t)m->nkv * hd;
+	m->kcache = tp_alloc_pages((size_t)c->layers * ctx * kvd * sizeof(float));
+	m->vcache = tp_alloc_pages((size_t)c->layers * ctx * kvd * sizeof(float));
+	m->x = tp_calloc(b * c->dim, sizeof(float));
+	m->xb = tp_calloc(b * c->dim, sizeof(float));
+	m->part = tp_calloc(b * c->dim, sizeof(float));
+	m->q = tp_calloc(b * m->nq * hd, sizeof(float));
+	m->att = tp_calloc(b * m->nq * hd, sizeof(float));
+	m->k = tp_calloc(b * kvd, sizeof(float));
+	m->v = tp_calloc(b * kvd, sizeof(float));
+	m->g = tp_calloc(b * m->nf, sizeof(float));
+	m->u = tp_calloc(b * m->nf, sizeof(float));
+	m->scores = tp_calloc((size_t)ctx, sizeof(float));
+	m->rope = tp_calloc((size_t)c->rot_dim, sizeof(float));
+	m->logits = tp_calloc((size_t)c->vocab, sizeof(float));
+	return 0;
+}
+
+void tp_model_free(struct tp_model *m)
+{
+	free(m->kcache);
+	free(m->vcache);
+	free(m->x);
+	free(m->xb);
+	free(m->part);
+	free(m->q);
+	free(m->att);
+	free(m->k);
+	free(m->v);
+	free(m->g);
+	free(m->u);
+	free(m->scores);
+	free(m->rope);
+	free(m->logits);
+	memset(m, 0, sizeof(*m));
+}
+
+/* Attention of token T (at position POS) for every local query head. */
+static void attention(struct tp_model *m, int l, int t, int pos)
+{
+	const struct tp_config *c = &m->cfg;
+	int hd = c->head_dim, group = c->heads / c->kv_heads;
+	size_t kvd = (size_t)m->nkv * hd;
+	const float *kl = m->kcache + (size_t)l * m->ctx * kvd;
+	const float *vl = m->vcache + (size_t)l * m->ctx * kvd;
+	float scale = 1.0f / sqrtf((float)hd);
+	int h, p, i;
+
+	for (h = 0; h < m->nq; h++) {
+		int kvh = (m->w->sh.q0 + h) / group - m->w->sh.kv0;
+		const float *qh = m->q + ((size_t)t * m->nq + h) * hd;
+		float *out = m->att + ((size_t)t * m->nq + h) * hd;
+
+		for (p = 0; p <= pos; p++)
+			m->scores[p] = tp_dot_f32(qh, kl + p * kvd + kvh * hd,
+						  hd) * scale;
+		tp_softmax(m->scores, pos + 1);
+		memset(out, 0, hd * sizeof(float));
+		for (p = 0; p <= pos; p++) {
+			const float *vp = vl + p * kvd + kvh * hd;
+			float s = m->scores[p];
+
+			for (i = 0; i < hd; i++)
+				out[i] += s * vp[i];
+		}
+	}
+}
+
+static int reduce_add(struct tp_model *m, struct tp_ar *ar, int n)
+{
+	size_t i, len = (size_t)n * m->cfg.dim;
+
+	if (ar && tp_allreduce(ar, m->part, len))
+		return -1;
+	for (i = 0; i < len; i++)
+		m->x[i] += m->part[i];
+	return 0;
+}
+
+int tp_forward(struct tp_model *m, const int *tokens, int n, int pos,
+	       struct tp_ar *ar)
+{
+	const struct tp_weights *w = m->w;
+	const struct tp_config *c = &m->cfg;
+	int dim = c->dim, hd = c->head_dim, l, t;
+	size_t qd = (size_t)m->nq * hd, kvd = (size_t)m->nkv * hd;
+
+	if (n < 1 || n > m->max_batch || pos < 0 || pos + n > m->ctx) {
+		tp_err("forward of %d tokens at %d: outside the batch (%d) or context (%d)",
+		       n, pos, m->max_batch, m->ctx);
+		return -1;
+	}
+	for (t = 0; t < n; t++) {
+		if (tokens[t] < 0 || tokens[t] >= c->vocab) {
+			tp_err("token %d is outside the vocabulary (%d)",
+			       tokens[t], c->vocab);
+			return -1;
+		}
+		tp_row_to_f32(w->tok_embd.type, tp_mat_row(&w->tok_embd,
+							   tokens[t]),
+			      m->x + (size_t)t * dim, (size_t)dim);
+	}
+	for (l = 0; l < c->layers; l++) {
+		const struct tp_layer *L = &w->layer[l];
+		size_t cache = (size_t)l * m->ctx * kvd;
+
+		for (t = 0; t < n; t++)
+			tp_rmsnorm(m->xb + (size_t)t * dim,
+				   m->x + (size_t)t * dim, L->attn_norm, dim,
+				   c->eps);
+		tp_matmul(m->q, m->xb, &L->wq, n);
+		tp_matmul(m->k, m->xb, &L->wk, n);
+		tp_matmul(m->v, m->xb, &L->wv, n);
+		for (t = 0; t < n; t++) {
+			tp_rope_table(m->rope, c->rot_dim, pos + t,
+				      c->rope_base);
+			tp_rope_apply(m->q + t * qd, m->nq, hd, c->rot_dim,
+				      m->rope);
+			tp_rope_apply(m->k + t * kvd, m->nkv, hd, c->rot_dim,
+				      m->rope);
+			memcpy(m->kcache + cache + (pos + t) * kvd,
+			       m->k + t * kvd, kvd * sizeof(float));
+			memcpy(m->vcache + cache + (pos + t) * kvd,
+			       m->v + t * kvd, kvd * sizeof(float));
+		}
+		for (t = 0; t < n; t++)
+			attention(m, l, t, pos + t);
+		tp_matmul(m->part, m->att, &L->wo, n);
+		if (reduce_add(m, ar, n))
+			return -1;
+
+		for (t = 0; t < n; t++)
+			tp_rmsnorm(m->xb + (size_t)t * dim,
+				   m->x + (size_t)t * dim, L->ffn_norm, dim,
+				   c->eps);
+		tp_matmul(m->g, m->xb, &L->wgate, n);
+		tp_matmul(m->u, m->xb, &L->wup, n);
+		tp_swiglu(m->g, m->u, n * m->nf);
+		tp_matmul(m->part, m->g, &L->wdown, n);
+		if (reduce_add(m, ar, n))
+			return -1;
+	}
+	tp_rmsnorm(m->xb, m->x + (size_t)(n - 1) * dim, w->out_norm, dim,
+		   c->eps);
+	tp_matmul(m->logits, m->xb, &w->output, 1);
+	return 0;
+}

@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The model: a decoder-only transformer of the Llama family, split
+ * Megatron-style over N ranks.
+ *
+ *   x = embedding[token]
+ *   per layer:  h = rmsnorm(x) ; q,k,v = Wq h, Wk h, Wv h   (column-parallel:
+ *               rotary embedding on q,k ; attention over the  this rank's
+ *               KV cache, grouped-query                         heads only)
+ *               x += allreduce(Wo attn)                       (row-parallel)
+ *               h = rmsnorm(x) ; m = silu(Wgate h) * (Wup h)   (column-parallel)
+ *               x += allreduce(Wdown m)                       (row-parallel)
+ *   logits = Woutput rmsnorm(x)        (replicated on every rank)
+ *
+ * Query heads are split in contiguous balanced ranges; a rank computes
+ * the K/V heads its query heads read (a K/V head shared by two ranks'
+ * query heads is computed by both). MLP columns are split in balanced
+ * ranges of 32 when possible (Q8_0 block boundaries).
+ */
+#ifndef TPRUN_MODEL_H
+#define TPRUN_MODEL_H
+
+#include "tpmath.h"
+
+#define TP_MAX_RANKS 64
+
+struct tp_config {
+	int dim;	/* model width (embedding length) */
+	int layers;
+	int heads;	/* query heads */
+	int kv_heads;	/* key/value heads (grouped-query attention) */
+	int head_dim;	/* usually dim / heads */
+	int rot_dim;	/* rotary dimensions per head (<= head_dim, even) */
+	int ffn;	/* MLP hidden width */
+	int vocab;
+	float eps;	/* RMSNorm epsilon */
+	float rope_base;
+};
+
+/* Check a configuration for N ranks: 0, or -1 and a message in ERR. */
+int tp_config_check(const struct tp_config *c, int nranks, char *err,
+		    size_t errlen);
+
+/* What one rank owns. Ranges are [begin, end). */
+struct tp_shard {
+	int rank, nranks;
+	int q0, q1;	/* query heads */
+	int kv0, kv1;	/* K/V heads those query heads read */
+	int f0, f1;	/* MLP columns */
+};
+
+/* Balanced split of TOTAL into PARTS: begin of part I is TOTAL*I/PARTS. */
+void tp_split(long total, int parts, int i, long *begin, long *end);
+void tp_shard_plan(const struct tp_config *c, int rank, int nranks,
+		   struct tp_shard *s);
+
+struct tp_layer {
+	const float *attn_norm, *ffn_norm;	/* dim */
+	struct tp_mat wq, wk, wv;	/* rows: local heads x head_dim */
+	struct tp_mat wo;		/* dim x local q dims */
+	struct tp_mat wgate, wup;	/* rows: local MLP columns */
+	struct tp_mat wdown;		/* dim x local MLP columns */
+};
+
+struct tp_weights {
+	struct tp_config cfg;
+	struct tp_shard sh;
+	struct tp_mat tok_embd;		/* vocab x dim, whole */
+	struct tp_mat output;		/* vocab x dim, whole (maybe tok_embd) */
+	const float *out_norm;
+	struct tp_layer *layer;
+	enum tp_type wtype;		/* the main weight type, for reports */
+	char source[256];		/* "synthetic seed 1" / the file */
+	/* memory this shard owns, freed by tp_weights_free() */
+	void **owned;
+	int nowned, capowned;
+	void *map;			/* a memory-mapped file, or NULL */
+	size_t map_len;
+};
+
+void *tp_weights_alloc(struct tp_weights *w, size_t bytes);
+void tp_weights_free(struct tp_weights *w);
+/*
+ * The shard [r0,r1) x [c0,c1) of FULL: a view into FULL's memory when
+ * column C0 starts a block of FULL's type, else a copy converted to F32.
+ */
+void tp_mat_shard(struct tp_weights *w, const struct tp_mat *full, int r0,
+		  int r1, int c0, int c1, struct tp_mat *out);
+
+/* Synthetic weights (weights_synth.c): TYPE is how they are stored. */
+int tp_weights_synth(struct tp_weights *w, const struct tp_config *c,
+		     uint64_t seed, enum tp_type type, int rank, int nranks,
+		     char *err, size_t errlen);
+/* The value of element (row, col) of a synthetic tensor (full shape). */
+enum tp_tensor_id {
+	TP_T_EMBD = 1, TP_T_OUT_NORM, TP_T_OUTPUT, TP_T_ATTN_NORM, TP_T_Q,
+	TP_T_K, TP_T_V, TP_T_O, TP_T_FFN_NORM, TP_T_GATE, TP_T_UP, TP_T_DOWN,
+};
+float tp_synth_value(const struct tp_config *c, uint64_t seed, int tensor,
+		     int layer, long row, long col);
+
+/* GGUF weights (weights_gguf.c): memory-mapped, only the shard is read. */
+int tp_weights_gguf(struct tp_weights *w, const char *path, int rank,
+		    int nranks, char *err, size_t errlen);
+
+struct tp_ar;
+
+struct tp_model {
+	const struct tp_weights *w;
+	struct tp_config cfg;
+	int nq, nkv, nf;	/* local query heads, K/V heads, MLP columns */
+	int ctx, max_batch;
+	float *kcache, *vcache;	/* layers x ctx x nkv x head_dim */
+	float *x, *xb, *q, *k, *v, *att, *part, *g, *u, *scores, *rope;
+	float *logits;		/* vocab, of the last token of a forward */
+};
+
+int tp_model_init(struct tp_model *m, const struct tp_weights *w, int ctx,
+		  int max_batch);
+void tp_model_free(struct tp_model *m);
+/*
+ * Run N tokens (N <= max_batch) at positions POS..POS+N-1; afterwards
+ * m->logits holds the last token's logits. AR may be NULL for one rank.
+ * Returns 0, or -1 (reported) for a token outside the vocabulary, a
+ * position outside the context, or a failed all-reduce.
+ */
+int tp_forward(struct tp_model *m, const int *tokens, int n, int pos,
+	       struct tp_ar *ar);
+
+#endif /* TPRUN_MODEL_H */

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* tprun's command line. */
+#ifndef TPRUN_OPTS_H
+#define TPRUN_OPTS_H
+
+#include <stdint.h>
+
+#include "allreduce.h"
+#include "model.h"
+
+enum tp_transport { TP_TR_RDMA, TP_TR_TCP };
+
+struct tp_opts {
+	/* launch */
+	int local;		/* --local N: N ranks on this machine */
+	int rank, nranks;	/* --rank, and the length of --peers */
+	char *peers;
+	char *listen_host;
+	int listen_fd;		/* set by the local launcher */
+	char *devices;		/* comma-separated; rank i takes the i-th */
+	char device[64];	/* this rank's */
+	int ib_port, gid_index;
+	enum tp_transport transport;
+	/* model */
+	int synthetic;
+	char *model;
+	uint64_t seed;
+	struct tp_config cfg;
+	enum tp_type wtype;
+	char *export_path;
+	int export_tied;
+	/* generation */
+	int tokens, prompt_len, batch;
+	int *prompt;		/* --prompt-ids, else generated */
+	float temperature, top_p;
+	uint64_t sample_seed;
+	/* all-reduce */
+	enum tp_algo algo;
+	long ring_min;
+	int spin_us;		/* -1: automatic */
+	int timeout_ms, peer_timeout_ms, connect_timeout_ms;
+	/* output */
+	int json, logits, compare;
+	int slow_ms;		/* testing: sleep per decode step */
+};
+
+/* Parse argv; exits with 2 and a message on bad usage. */
+void tp_opts_parse(struct tp_opts *o, int argc, char **argv);
+/* Rank I's device (the I-th of --devices, or the only one). */
+int tp_opts_device(const struct tp_opts *o, int i, char *out, int len);
+/* The hash every rank must agree on (model, shape, flags). */
+uint64_t tp_opts_hash(const struct tp_opts *o, const struct tp_weights *w);
+
+#endif /* TPRUN_OPTS_H */

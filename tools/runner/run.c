@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * One rank: load its shard, meet the others, connect the transport,
+ * generate, (optionally) run the baselines, say bye, report (rank 0).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "monitor.h"
+#include "rendezvous.h"
+#include "rng.h"
+#include "run.h"
+#include "sample.h"
+#include "transport.h"
+#include "util.h"
+
+static int load(const struct tp_opts *o, int rank, int nranks,
+		struct tp_weights *w)
+{
+	char err[600];
+	int r;
+
+	if (o->model)
+		r = tp_weights_gguf(w, o->model, rank, nranks, err, sizeof(err));
+	else
+		r = tp_weights_synth(w, &o->cfg, o->seed, o->wtype, rank, nranks,
+				     err, sizeof(err));
+	if (r)
+		tp_err("%s", err);
+	return r;
+}
+
+static int *make_prompt(const struct tp_opts *o, int vocab)
+{
+	int *p = tp_calloc((size_t)o->prompt_len, sizeof(int)), i;
+
+	for (i = 0; i < o->prompt_len; i++) {
+		p[i] = o->prompt ? o->prompt[i] :
+		       (int)(tp_hash4(o->seed, 0x70726f6d7074ull, (uint64_t)i,
+				      0) % (uint64_t)vocab);
+		if (p[i] >= vocab) {
+			tp_err("prompt token %d is outside the vocabulary (%d)",
+			       p[i], vocab);
+			free(p);
+			return NULL;
+		}
+	}
+	return p;
+}
+
+static int generate(const struct tp_opts *o, const struct tp_weights *w,
+		    struct tp_xport *x, const int *prompt,
+		    struct tp_result *res)
+{
+	int P = o->prompt_len, T = o->tokens, k, i, tok, ret = -1;
+	int batch = o->batch < P ? o->batch : P;
+	struct tp_model m;
+	struct tp_ar ar, *arp = NULL;
+	struct tp_sampler s;
+	uint64_t t0, t1, t2;
+
+	memset(res, 0, sizeof(*res));
+	res->transport = x ? x->name : "none";
+	res->nranks = w->sh.nranks;
+	res->vocab = w->cfg.vocab;
+	res->tokens = tp_calloc((size_t)T, sizeof(int));
+	res->logits = tp_calloc((size_t)w->cfg.vocab, sizeof(float));
+	tp_model_init(&m, w, P + T, batch);
+	tp_sampler_init(&s, w->cfg.vocab, o->temperature, o->top_p,
+			o->sample_seed);
+	if (x) {
+		/* one tp_ar per transport: their message counters go together */
+		tp_ar_init(&ar, x, o->algo, (size_t)o->ring_min,
+			   (size_t)batch * w->cfg.dim);
+		arp = &ar;
+	}
+	tp_info("%s: prefill of %d tokens", res->transport, P);
+	t0 = tp_now_ns();
+	for (i = 0; i < P; i += batch)
+		if (tp_forward(&m, prompt + i, P - i < batch ? P - i : batch, i,
+			       arp))
+			goto out;
+	t1 = tp_now_ns();
+	tok = tp_sample(&s, m.logits);
+	res->tokens[0] = tok;
+	if (arp)
+		ar.phase = TP_PHASE_DECODE;
+	tp_info("%s: decoding %d tokens", res->transport, T);
+	for (k = 1; k < T; k++) {
+		if (tp_forward(&m, &tok, 1, P + k - 1, arp))
+			goto out;
+		tok = tp_sample(&s, m.logits);
+		res->tokens[k] = tok;
+		if (o->slow_ms)
+			usleep((useconds_t)o->slow_ms * 1000);
+	}
+	t2 = tp_now_ns();
+	tp_info("%s: done", res->transport);
+	memcpy(res->logits, m.logits, (size_t)w->cfg.vocab * sizeof(float));
+	res->ntok = T;
+	res->prefill_s = (double)(t1 - t0) / 1e9;
+	res->decode_s = (double)(t2 - t1) / 1e9;
+	if (arp) {
+		res->st[0] = ar.st[0];
+		res->st[1] = ar.st[1];
+		ar.st[0].us = ar.st[1].us = NULL;
+	}
+	ret = 0;
+out:
+	if (arp)
+		tp_ar_free(arp);
+	tp_sampler_free(&s);
+	tp_model_free(&m);
+	return ret;
+}
+
+static void result_free(struct tp_result *r)
+{
+	free(r->tokens);
+	free(r->logits);
+	free(r->st[0].us);
+	free(r->st[1].us);
+	memset(r, 0, sizeof(*r));
+}
+
+static uint64_t token_hash(const struct tp_result *r)
+{
+	uint64_t h = 0x746f6b656e73ull;
+	int i;
+
+	for (i = 0; i < r->ntok; i++)
+		h = tp_mix64(h ^ (uint64_t)(uint32_t)r->tokens[i]);
+	return h;
+}
+
+/* Busy-poll only while every rank of this machine can have a CPU. */
+static int spin_us(const struct tp_opts *o)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	int here = o->local ? o->nranks : 1;
+
+	if (o->spin_us >= 0)
+		return o->spin_us;
+	return here < cpus ? 1000 : 0;
+}
+
+/* Rendezvous, transports, monitor. */
+static int connect_ranks(struct tp_opts *o, const struct tp_weights *w,
+			 struct tp_rdv *rdv, struct tp_xport **rdma,
+			 struct tp_xport **tcp, uint64_t *hash)
+{
+	struct tp_peer_addr *peers;
+	int me = o->rank, N = o->nranks, lfd = o->listen_fd, p, n;
+	size_t sb, rb, max_floats;
+	char err[300];
+
+	peers = tp_calloc(TP_MAX_RANKS, sizeof(*peers));
+	n = tp_parse_peers(o->peers, peers, TP_MAX_RANKS, err, sizeof(err));
+	if (n != N) {
+		tp_err("%s", n < 0 ? err : "--peers must list every rank");
+		goto fail;
+	}
+	if (lfd < 0) {
+		lfd = tp_listen(o->listen_host, peers[me].port, err,
+				sizeof(err));
+		if (lfd < 0) {
+			tp_err("%s", err);
+			goto fail;
+		}
+	}
+	*hash = tp_opts_hash(o, w);
+	tp_info("rendezvous: %d ranks, listening on port %s", N,
+		peers[me].port);
+	p = tp_rdv_connect(rdv, me, N, peers, lfd, *hash,
+			   o->connect_timeout_ms);
+	close(lfd);
+	o->listen_fd = -1;
+	if (p)
+		goto fail;
+	max_floats = (size_t)(o->batch < o->prompt_len ? o->batch :
+			      o->prompt_len) * w->cfg.dim;
+	tp_ar_sizes(N, o->algo, max_floats, &sb, &rb);
+	if (o->transport == TP_TR_RDMA) {
+		*rdma = tp_rdma_new(o->device, o->ib_port, o->gid_index, me, N,
+				    sb, rb, spin_us(o), o->timeout_ms);
+		if (!*rdma)
+			goto fail;
+		tp_info("RDMA on %s", tp_rdma_describe(*rdma));
+		for (p = 0; p < N; p++) {
+			unsigned char out[TP_RDMA_INFO_LEN], in[TP_RDMA_INFO_LEN];
+
+			if (p == me)
+				continue;
+			tp_rdma_info(*rdma, p, out);
+			if (tp_rdv_xchg(rdv, p, out, in, sizeof(out),
+					o->connect_timeout_ms) ||
+			    tp_rdma_connect(*rdma, p, in))
+				goto fail;
+		}
+		/* nobody writes before every QP is ready to receive */
+		if (tp_rdv_barrier(rdv, o->connect_timeout_ms))
+			goto fail;
+	}
+	if (o->transport == TP_TR_TCP || o->compare)
+		*tcp = tp_tcp_new(rdv->data, (const char (*)[280])rdv->name, me,
+				  N, sb, rb, o->timeout_ms);
+	if (tp_mon_start(rdv, o->peer_timeout_ms))
+		goto fail;
+	free(peers);
+	return 0;
+fail:
+	free(peers);
+	return -1;
+}
+
+int tp_rank_main(struct tp_opts *o)
+{
+	struct tp_result res = { 0 }, tcp = { 0 }, one = { 0 };
+	struct tp_xport *xr = NULL, *xt = NULL;
+	struct tp_weights w, w1;
+	struct tp_rdv rdv;
+	int N = o->nranks, me = o->rank < 0 ? 0 : o->rank;
+	int *prompt = NULL, ret = TP_EXIT_FAIL, multi = N > 1;
+	int have_w1 = 0;
+	uint64_t hash = 0;
+
+	memset(&rdv, 0, sizeof(rdv));
+	o->rank = me;
+	if (multi)
+		tp_log_rank = me;
+	if (tp_opts_device(o, me, o->device, sizeof(o->device))) {
+		tp_err("--devices %s has no device for rank %d", o->devices, me);
+		return TP_EXIT_USAGE;
+	}
+	if (load(o, me, N, &w))
+		return TP_EXIT_FAIL;
+	prompt = make_prompt(o, w.cfg.vocab);
+	if (!prompt)
+		goto out;
+	tp_info("model %s: dim %d, %d layers, heads %d..%d, kv heads %d..%d, ffn %d..%d of %d",
+		w.source, w.cfg.dim, w.cfg.layers, w.sh.q0, w.sh.q1 - 1,
+		w.sh.kv0, w.sh.kv1 - 1, w.sh.f0, w.sh.f1 - 1, w.cfg.ffn);
+	if (multi && connect_ranks(o, &w, &rdv, &xr, &xt, &hash))
+		goto abort;
+	if (generate(o, &w, multi ? (o->transport == TP_TR_RDMA ? xr : xt) :
+		     NULL, prompt, &res))
+		goto abort;
+	if (multi && o->compare && o->transport == TP_TR_RDMA &&
+	    generate(o, &w, xt, prompt, &tcp))
+		goto abort;
+	if (multi && tp_mon_finish(token_hash(&res),
+				   o->timeout_ms + 10000))
+		goto abort;
+	if (multi && o->compare && me == 0) {
+		if (load(o, 0, 1, &w1))
+			goto out;
+		have_w1 = 1;
+		if (generate(o, &w1, NULL, prompt, &one))
+			goto out;
+	}
+	if (me == 0)
+		tp_report(o, &w, prompt, xr ? tp_rdma_describe(xr) : NULL, &res,
+			  tcp.tokens ? &tcp : NULL, one.tokens ? &one : NULL);
+	ret = 0;
+	goto out;
+abort:
+	/*
+	 * Tell the peers, and leave the rest to exit(): the monitor thread
+	 * still watches the control connections, closing them under it
+	 * would only add confusing messages.
+	 */
+	tp_mon_abort();
+	return TP_EXIT_FAIL;
+out:
+	if (xr)
+		xr->ops->destroy(xr);
+	if (xt)
+		xt->ops->destroy(xt);
+	tp_rdv_close(&rdv);
+	result_free(&res);
+	result_free(&tcp);
+	result_free(&one);
+	if (have_w1)
+		tp_weights_free(&w1);
+	tp_weights_free(&w);
+	free(prompt);
+	return ret;
+}
