@@ -1,0 +1,130 @@
+#!/bin/bash
+# Benchmark of the network transport: tbrdma against rdma_rxe and against
+# TCP over the same veth pair, in the same guest and the same run.
+# On Debian's 6.1 kernel rxe's UDP socket lives in the initial namespace
+# only, so both ends stay there: bv0 (10.99.0.1) and bv1 (10.99.0.2), with
+# policy routing that sends traffic between the two addresses through the
+# pair instead of delivering it locally. Each driver gets the MTU it can
+# use best: rxe 9000 (RoCE frames carry at most 4 KiB), tbrdma 65000.
+# Prints a table of medians, ratios and whether each target is met.
+# Run it alone: a second guest on the host turns timings into noise.
+# timeout: 3000
+source "$TBRDMA_ROOT/tests/selftests/lib.sh"
+source "$TBRDMA_ROOT/tests/selftests/lib-verbs.sh"
+source "$TBRDMA_ROOT/tests/selftests/lib-net.sh"
+source "$(dirname "$0")/lib-bench.sh"
+
+require_cmd qperf ib_write_bw
+A=10.99.0.1
+B=10.99.0.2
+
+veth_teardown() {
+	local d
+	for d in tbv_a tbv_b rxe_a rxe_b; do
+		[[ -e /sys/class/infiniband/$d ]] && rdma link delete $d
+	done
+	ip link del bv0 2>/dev/null
+	ip rule del pref 10 lookup local 2>/dev/null && ip rule add pref 0 lookup local
+	return 0
+}
+
+# The pair, and routing that takes A<->B through it (both ends are ours).
+veth_setup() {
+	ip link add bv0 type veth peer name bv1 || fail "veth pair"
+	ip addr add $A/32 dev bv0
+	ip addr add $B/32 dev bv1
+	ip link set bv0 up
+	ip link set bv1 up
+	for c in all default bv0 bv1; do
+		sysctl -qw net.ipv4.conf.$c.rp_filter=0 net.ipv4.conf.$c.accept_local=1
+	done
+	ip rule add pref 1 iif lo to $B lookup 101
+	ip rule add pref 1 iif lo to $A lookup 102
+	ip route add $B dev bv0 src $A table 101
+	ip route add $A dev bv1 src $B table 102
+	ip rule add pref 10 lookup local
+	ip rule del pref 0 lookup local
+}
+
+set_mtu() { ip link set bv0 mtu "$1"; ip link set bv1 mtu "$1"; }
+
+tbr_load_core
+tbr_modprobe rdma_rxe
+[[ -d /sys/module/tbrdma ]] || tbr_insmod
+defer "veth_teardown; tbr_rmmod; modprobe -r rdma_rxe"
+veth_setup
+export RDMAV_DRIVERS=$TBRDMA_ROOT/provider/libtbrdma
+rdma link add tbv_a type tbrdma netdev bv0 || fail "tbrdma on bv0"
+rdma link add tbv_b type tbrdma netdev bv1 || fail "tbrdma on bv1"
+rdma link add rxe_a type rxe netdev bv0 || fail "rxe on bv0"
+rdma link add rxe_b type rxe netdev bv1 || fail "rxe on bv1"
+wait_for "net_gid tbv_a $A && net_gid tbv_b $B && net_gid rxe_a $A && net_gid rxe_b $B" 10 ||
+	fail "GIDs missing"
+
+# pair_metric DEV_A DEV_B COLUMN PROG ARGS... -> median of BENCH_REPS
+pair_metric() {
+	local da=$1 db=$2 col=$3 i name PORT
+	shift 3
+	for ((i = 0; i < BENCH_REPS; i++)); do
+		PORT=$(bench_next_port)
+		name=veth.$PORT
+		run_pair "$name" 300 "$1 -d $da -x $(net_gid "$da" $A) -p $PORT ${*:2}" \
+			"$1 -d $db -x $(net_gid "$db" $B) -p $PORT ${*:2} $A" >&2 || return 1
+		grep -A1 '#bytes' "$TBRDMA_OUT/$name.client.log" | tail -n 1 | awk -v c="$col" '{print $c}'
+	done | median
+}
+
+# qperf between the two addresses: TEST -> its value (us or MB/s)
+qperf_metric() {
+	local i
+	for ((i = 0; i < BENCH_REPS; i++)); do
+		qperf -lp 19765 $A "$@" 2>/dev/null | awk '/latency|bw/ {v = $3; u = $4;
+			if (u == "ms") v *= 1000; if (u == "GB/sec") v *= 1000; if (u == "KB/sec") v /= 1000;
+			print v}'
+	done | median
+}
+
+rows=()
+verdict() { # VALUE_A VALUE_B TARGET -> ratio and yes/no
+	awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN {
+		if (a !~ /^[0-9.]+$/ || b !~ /^[0-9.]+$/ || b == 0) { print "n/a no"; exit }
+		r = a / b; op = substr(t, 1, 2); v = substr(t, 3) + 0
+		printf "%.2f %s\n", r, (op == "<=" ? r <= v : r >= v) ? "yes" : "no" }'
+}
+row() { # NAME OURS THEIRS TARGET
+	local rv
+	read -r -a rv <<<"$(verdict "$2" "$3" "$4")"
+	rows+=("$(printf '%-34s %10s %10s %7s %8s %5s' "$1" "$2" "$3" "${rv[0]}" "$4" "${rv[1]}")")
+	echo "$1: tbrdma $2, other $3"
+}
+
+qperf >/dev/null 2>&1 &
+QPID=$!
+defer "kill $QPID"
+sleep 1
+
+set_mtu 9000
+rxe_bw=$(pair_metric rxe_a rxe_b 4 ib_write_bw -s 1048576 -n 200) || rxe_bw=failed
+rxe_wlat=$(pair_metric rxe_a rxe_b 5 ib_write_lat -s 2 -n 2000) || rxe_wlat=failed
+rxe_slat=$(pair_metric rxe_a rxe_b 5 ib_send_lat -s 2 -n 2000) || rxe_slat=failed
+tcp_lat=$(qperf_metric -m 2 tcp_lat) || tcp_lat=failed
+tcp_bw=$(qperf_metric -m 1048576 tcp_bw) || tcp_bw=failed
+
+set_mtu 65000
+wait_for "[[ \$(</sys/class/infiniband/tbv_b/ports/1/state) == *ACTIVE ]]" 10
+tbr_bw=$(pair_metric tbv_a tbv_b 4 ib_write_bw -s 1048576 -n 200) || tbr_bw=failed
+tbr_wlat=$(pair_metric tbv_a tbv_b 5 ib_write_lat -s 2 -n 2000) || tbr_wlat=failed
+tbr_slat=$(pair_metric tbv_a tbv_b 5 ib_send_lat -s 2 -n 2000) || tbr_slat=failed
+
+row "ib_write_bw 1 MiB (MB/s) vs rxe" "$tbr_bw" "$rxe_bw" ">=3"
+row "ib_write_lat 2 B (us) vs rxe" "$tbr_wlat" "$rxe_wlat" "<=0.5"
+row "ib_send_lat 2 B (us) vs rxe" "$tbr_slat" "$rxe_slat" "<=0.5"
+row "ib_write_lat 2 B (us) vs TCP" "$tbr_wlat" "$tcp_lat" "<=1"
+row "ib_send_lat 2 B (us) vs TCP" "$tbr_slat" "$tcp_lat" "<=1"
+row "ib_write_bw 1 MiB vs TCP (MB/s)" "$tbr_bw" "$tcp_bw" ">=0"
+
+echo
+echo "veth pair, $(uname -r), $(nproc) vCPUs (TCG), medians of $BENCH_REPS runs"
+echo "tbrdma MTU 65000 (checksum $( [[ $(cat /sys/module/tbrdma/parameters/checksum) == 0 ]] && echo off || echo on)), rxe MTU 9000, TCP: qperf tcp_lat -m 2 / tcp_bw -m 1M"
+printf '%-34s %10s %10s %7s %8s %5s\n' metric tbrdma other ratio target met
+printf '%s\n' "${rows[@]}"
