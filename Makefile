@@ -17,7 +17,7 @@ KBUILD_SOURCES = Kbuild $(wildcard kmod/*.[ch]) $(wildcard uapi/*.h)
 .PHONY: all module provider test-progs bench clean deps check unit-tests \
 	module-6.12 sparse checkpatch guest-tests demo install uninstall
 
-all: module provider
+all: module provider runner tools
 
 module:
 	@test -n "$(KDIR)" || { echo "no kernel headers: run 'make deps'" >&2; exit 1; }
@@ -26,9 +26,20 @@ module:
 provider:
 	$(MAKE) -C provider
 
-# Programs the guest selftests run.
+# tools/tbrdma, the admin tool (Documentation/admin-guide.md, tbrdma(8)).
+.PHONY: tools
+tools:
+	$(MAKE) -C tools/admin
+
+# tools/tprun, the tensor-parallel runner (Documentation/runner.md).
+.PHONY: runner
+runner:
+	$(MAKE) -C tools/runner
+
+# Programs the guest selftests run, and the fake thunderbolt-net module.
 test-progs:
 	$(MAKE) -C tests/progs
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/fake-tbnet modules
 
 # Build a copy of the module sources against another kernel in $(BUILD).
 # Usage: $(call kbuild_copy,NAME,KDIR)
@@ -61,7 +72,7 @@ unit-tests:
 print-%:
 	@echo $($*)
 
-guest-tests: module provider test-progs
+guest-tests: module provider test-progs runner
 	tests/vm/run-vm.sh
 
 check: deps
@@ -83,20 +94,77 @@ bench: deps all test-progs
 KVER = $(shell sed -n 's/.*UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/generated/utsrelease.h)
 MODDIR = $(DESTDIR)/lib/modules/$(KVER)/updates
 
-install: all
+# The provider always goes to Debian's libibverbs directory (the only one
+# libibverbs searches) with /etc/libibverbs.d/tbrdma.driver; PREFIX
+# (default /usr/local) places the tools and the man page.
+PREFIX  ?= /usr/local
+SBINDIR ?= $(PREFIX)/sbin
+BINDIR  ?= $(PREFIX)/bin
+MANDIR  ?= $(PREFIX)/share/man
+# dkms.conf holds the package's one version.
+VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
+
+.PHONY: install-module install-userspace uninstall-module uninstall-userspace \
+	dkms-source dkms-install dkms-remove
+
+install: install-module install-userspace
+
+install-module: module
 	install -D -m 0644 tbrdma.ko $(MODDIR)/tbrdma.ko
 	$(if $(DESTDIR),,depmod -a $(KVER))
-	$(MAKE) -C provider install
 
-uninstall:
+# Everything but the module (dkms-install installs the module its own way).
+install-userspace: provider tools runner
+	$(MAKE) -C provider install PREFIX=/usr
+	install -D -m 0755 tools/tbrdma $(DESTDIR)$(SBINDIR)/tbrdma
+	install -D -m 0755 tools/tprun $(DESTDIR)$(BINDIR)/tprun
+	install -D -m 0644 Documentation/tbrdma.8 $(DESTDIR)$(MANDIR)/man8/tbrdma.8
+
+uninstall: uninstall-module uninstall-userspace
+
+uninstall-module:
 	rm -f $(MODDIR)/tbrdma.ko
 	$(if $(DESTDIR),,depmod -a $(KVER))
-	$(MAKE) -C provider uninstall
+
+uninstall-userspace:
+	$(MAKE) -C provider uninstall PREFIX=/usr
+	rm -f $(DESTDIR)$(SBINDIR)/tbrdma $(DESTDIR)$(BINDIR)/tprun \
+		$(DESTDIR)$(MANDIR)/man8/tbrdma.8
+
+# DKMS (Debian's dkms package) rebuilds the module for every kernel
+# installed later.  dkms-source copies what dkms builds from -- the same
+# files as the 6.12 build copy, plus dkms.conf -- to DKMS_SOURCE (the host
+# tests point it at a scratch directory).  dkms-install replaces a module
+# `make install` put in updates/, which would otherwise shadow dkms's copy.
+DKMS_SOURCE ?= /usr/src/tbrdma-$(VERSION)
+
+dkms-source:
+	@test -n "$(VERSION)" || { echo "no PACKAGE_VERSION in dkms.conf" >&2; exit 1; }
+	rm -rf $(DKMS_SOURCE)
+	mkdir -p $(DKMS_SOURCE)
+	cp --parents $(KBUILD_SOURCES) dkms.conf $(DKMS_SOURCE)/
+
+dkms-install: install-userspace
+	@test -z "$(DESTDIR)" || { echo "dkms installs into the live system: no DESTDIR" >&2; exit 1; }
+	$(MAKE) dkms-source DKMS_SOURCE=/usr/src/tbrdma-$(VERSION)
+	-dkms remove tbrdma/$(VERSION) --all >/dev/null 2>&1
+	rm -f /lib/modules/$(KVER)/updates/tbrdma.ko
+	dkms add tbrdma/$(VERSION)
+	dkms build tbrdma/$(VERSION) -k $(KVER)
+	dkms install tbrdma/$(VERSION) -k $(KVER)
+
+dkms-remove:
+	@test -z "$(DESTDIR)" || { echo "dkms installs into the live system: no DESTDIR" >&2; exit 1; }
+	-dkms remove tbrdma/$(VERSION) --all
+	rm -rf /usr/src/tbrdma-$(VERSION)
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	-$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/bench/kcopy clean
+	-$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/fake-tbnet clean
 	-$(MAKE) -C provider clean
 	-$(MAKE) -C tests/unit clean
 	-$(MAKE) -C tests/progs clean
+	-$(MAKE) -C tools/runner clean
+	-$(MAKE) -C tools/admin clean
 	rm -rf $(BUILD)

@@ -14,9 +14,9 @@ packages=(
 	linux-source-6.1
 	# rdma-core 44 and the programs the tests drive
 	rdma-core libibverbs-dev ibverbs-utils ibverbs-providers
-	librdmacm-dev rdmacm-utils perftest
-	# admin tool libraries
-	libnl-3-dev libnl-route-3-dev libmnl-dev
+	librdmacm-dev rdmacm-utils perftest qperf
+	# admin tool libraries; dkms for `make dkms-install` and its test
+	libnl-3-dev libnl-route-3-dev libmnl-dev dkms
 	# the test guest
 	qemu-system-x86 busybox-static iproute2 kmod
 )

@@ -1,51 +1,67 @@
 #!/bin/bash
 # The demo `make demo` runs in the guest: load tbrdma, bring up a loopback
-# device and a device on each end of a veth pair, show them as any
-# libibverbs program sees them, and move data over the loopback device with
-# unmodified rdma-core and perftest programs.
+# device and two "hosts" (network namespaces joined by a veth pair, as two
+# machines are by a Thunderbolt cable) with a device on each end, show them
+# as libibverbs programs and the admin tool see them, move data across the
+# link with unmodified rdma-core and perftest programs (RDMA CM included),
+# and run the tensor-parallel runner on one machine and across the two.
+# timeout: 900
 source "$TBRDMA_ROOT/tests/selftests/lib.sh"
-source "$TBRDMA_ROOT/tests/selftests/lib-verbs.sh"	# wait_listen
+source "$TBRDMA_ROOT/tests/selftests/lib-verbs.sh"	# wait_listen, run_pair
+source "$TBRDMA_ROOT/tests/selftests/lib-net.sh"	# the two hosts
+
+TBRDMA=$TBRDMA_ROOT/tools/tbrdma
+TPRUN=$TBRDMA_ROOT/tools/tprun
+SHAPE=(--synthetic --seed 7 --dim 64 --layers 2 --heads 4 --kv-heads 2 --ffn 128 --vocab 256 --tokens 8)
 
 tbr_load_core
-defer tbr_rmmod	# a failed test must not leave the module to the next one
 tbr_insmod loopback=1
-export RDMAV_DRIVERS=$TBRDMA_ROOT/provider/libtbrdma
-
-ip link add tbr-a type veth peer name tbr-b
-ip addr add 192.0.2.1/24 dev tbr-a
-ip addr add 192.0.2.2/24 dev tbr-b
-ip link set tbr-a up
-ip link set tbr-b up
-rdma link add tbr0 type tbrdma netdev tbr-a
-rdma link add tbr1 type tbrdma netdev tbr-b
+net_two_hosts 9000	# tbr0 in host A (10.77.0.1), tbr1 in host B (10.77.0.2)
 
 echo "== rdma link show"
 rdma link show
 echo "== ibv_devices"
 ibv_devices
 for dev in tbrlo0 tbr0 tbr1; do
-	echo "== ibv_devinfo -d $dev"
-	ibv_devinfo -d "$dev" || fail "ibv_devinfo $dev"
 	ibv_devinfo -d "$dev" | grep -q PORT_ACTIVE || fail "$dev is not ACTIVE"
 done
-echo "== GID table of tbr0 (from tbr-a's addresses)"
-ibv_devinfo -v -d tbr0 | grep 'GID\['
+echo "== ibv_devinfo -d tbr0"
+ibv_devinfo -d tbr0
+echo "== tbrdma status"
+"$TBRDMA" status || fail "tbrdma status"
 
-echo "== ibv_rc_pingpong over tbrlo0, every byte checked (-c)"
-ibv_rc_pingpong -d tbrlo0 -g 1 -n 1000 -s 4096 -c >/dev/null 2>&1 &
+echo "== ibv_rc_pingpong from host B to host A, every byte checked (-c)"
+PORT=18515
+run_pair demo-pingpong 60 "ibv_rc_pingpong -d tbr0 -g $NET_GID_A -n 200 -s 65536 -c -p $PORT" \
+	"ip netns exec $NET_NS ibv_rc_pingpong -d tbr1 -g $NET_GID_B -n 200 -s 65536 -c -p $PORT $NET_IP_A" ||
+	fail "pingpong across the link"
+tail -n 2 "$TBRDMA_OUT/demo-pingpong.client.log"
+
+echo "== ib_write_bw from host B to host A (RDMA WRITE, 1 MiB messages)"
+PORT=18516
+run_pair demo-write-bw 120 "ib_write_bw -d tbr0 -x $NET_GID_A -s 1048576 -n 200 -p $PORT" \
+	"ip netns exec $NET_NS ib_write_bw -d tbr1 -x $NET_GID_B -s 1048576 -n 200 -p $PORT $NET_IP_A" ||
+	fail "ib_write_bw across the link"
+grep -A1 '#bytes' "$TBRDMA_OUT/demo-write-bw.client.log"
+
+echo "== rping -V over RDMA CM (connection set-up by MADs on the link)"
+rping -s -a "$NET_IP_A" -p 7400 -C 20 -V >"$TBRDMA_OUT/rping.server.log" 2>&1 &
 server=$!
-wait_listen 18515 30 "$server" || fail "pingpong server did not start"
-ibv_rc_pingpong -d tbrlo0 -g 1 -n 1000 -s 4096 -c 127.0.0.1 || fail "pingpong client"
-wait "$server" || fail "pingpong server"
+wait_cm_listen 7400 30 || echo "(no rping listener seen yet)"
+net_b rping -c -a "$NET_IP_A" -p 7400 -C 20 -V -v | tail -n 2 || fail "rping client"
+wait "$server" || fail "rping server"
 
-echo "== ib_write_bw over tbrlo0 (RDMA WRITE, 64 KiB messages)"
-ib_write_bw -d tbrlo0 -x 1 -s 65536 -n 2000 >/dev/null 2>&1 &
-server=$!
-wait_listen 18515 30 "$server" || fail "ib_write_bw server did not start"
-ib_write_bw -d tbrlo0 -x 1 -s 65536 -n 2000 127.0.0.1 || fail "ib_write_bw client"
-wait "$server" || fail "ib_write_bw server"
+echo "== tbrdma status tbr0 (peers seen, transport counters)"
+"$TBRDMA" status tbr0 || fail "tbrdma status tbr0"
 
-rdma link delete tbr0
-rdma link delete tbr1
-ip link del tbr-a
-tbr_rmmod
+echo "== tprun: 2 ranks on this machine, over the loopback device"
+"$TPRUN" --local 2 --devices tbrlo0 "${SHAPE[@]}" || fail "tprun --local 2"
+
+echo "== tprun: rank 0 in host A, rank 1 in host B, all-reduce over the link"
+peers=$NET_IP_A:18600,$NET_IP_B:18600
+"$TPRUN" --rank 0 --peers "$peers" -d tbr0 "${SHAPE[@]}" >"$TBRDMA_OUT/tprun0.txt" 2>&1 &
+rank0=$!
+net_b "$TPRUN" --rank 1 --peers "$peers" -d tbr1 "${SHAPE[@]}" >/dev/null || fail "tprun rank 1"
+wait "$rank0" || fail "tprun rank 0"
+cat "$TBRDMA_OUT/tprun0.txt"
+echo "demo complete"
