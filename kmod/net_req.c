@@ -194,9 +194,15 @@ static void tbr_req_advance(struct tbr_qp *qp)
 		tbr_tx_fail(qp);	/* RC: the QP goes to error */
 		return;
 	}
-	if (progress && (rq->blocked || !tbr_req_count(rq))) {
+	/*
+	 * Wake the engine only when it waits for room, or to report a
+	 * drained SQD: a work item per completion would cost a context
+	 * switch per message.
+	 */
+	if (progress && (rq->blocked || (!tbr_req_count(rq) &&
+					 READ_ONCE(qp->state) == IB_QPS_SQD))) {
 		rq->blocked = false;
-		tbr_tx_schedule(qp);	/* more to start, or SQD drained */
+		tbr_tx_schedule(qp);
 	}
 }
 
