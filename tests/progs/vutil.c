@@ -26,7 +26,8 @@ int vctx_open(struct vctx *v, const char *dev, int gid_index)
 	for (int i = 0; list && list[i]; i++)
 		if (!strcmp(ibv_get_device_name(list[i]), dev))
 			v->ctx = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
+	if (list)
+		ibv_free_device_list(list);
 	if (!v->ctx) {
 		fprintf(stderr, "cannot open device %s\n", dev);
 		return -1;
