@@ -52,6 +52,8 @@ struct tbr_msg {
 struct tbr_rx_cont {
 	bool active;
 	u64 wr_id;
+	u64 total;			/* the message's length, from its first frame */
+	u64 next_off;			/* where the next frame must start */
 	u32 hdr_len;			/* UD: GRH bytes in front of the payload */
 	struct tbr_sgl sgl;		/* the receive buffers, MR references held */
 };

@@ -322,6 +322,12 @@ void tbr_net_resp_rx(struct tbr_qp *qp, const struct sk_buff *skb,
 		tbr_net_rc_rx(qp, hdr, &msg);
 		goto out;
 	}
+	/* UC carries SEND and WRITE only: a READ or atomic is invalid. */
+	if (hdr->opcode != TBR_OP_SEND && hdr->opcode != TBR_OP_SEND_IMM &&
+	    hdr->opcode != TBR_OP_WRITE && hdr->opcode != TBR_OP_WRITE_IMM) {
+		tbr_count(qp->tdev, TBR_CNT_RX_BAD_FRAMES, 1);
+		goto out;
+	}
 	/* UC: in order, or the first frame of a new message. */
 	psn = be32_to_cpu(hdr->psn) & TBR_PSN_MASK;
 	if (psn != rs->epsn) {

@@ -183,7 +183,14 @@ static enum tbr_resp tbr_rx_send(struct tbr_qp *qp, struct tbr_msg *msg)
 		dst = &cont->sgl;
 		wr_id = cont->wr_id;
 		hdr_len = cont->hdr_len;
-		if (msg->first && msg->total + hdr_len > dst->total)
+		if (msg->first) {	/* UC: a new message reuses the WQE */
+			if (msg->total + hdr_len > dst->total)
+				goto too_long;
+			cont->total = msg->total;
+			cont->next_off = 0;
+		}
+		/* A later frame must continue exactly the message we started. */
+		if (msg->total != cont->total || msg->offset != cont->next_off)
 			goto too_long;
 	} else {
 		if (!msg->first)	/* UC: the start was lost */
@@ -211,6 +218,8 @@ static enum tbr_resp tbr_rx_send(struct tbr_qp *qp, struct tbr_msg *msg)
 			cont->sgl = *dst;
 			cont->wr_id = wr_id;
 			cont->hdr_len = hdr_len;
+			cont->total = msg->total;
+			cont->next_off = 0;
 			cont->active = true;
 			dst = &cont->sgl;
 		}
@@ -219,8 +228,10 @@ static enum tbr_resp tbr_rx_send(struct tbr_qp *qp, struct tbr_msg *msg)
 		goto too_long;
 
 	tbr_rx_copy_in(dst, hdr_len + msg->offset, msg);
-	if (!msg->last)
+	if (!msg->last) {
+		cont->next_off = msg->offset + msg->length;
 		return TBR_RESP_OK;
+	}
 	tbr_sgl_put(dst);
 	if (cont)
 		cont->active = false;
