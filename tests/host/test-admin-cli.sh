@@ -9,22 +9,8 @@ set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 tool=$top/tools/tbrdma
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-n=0
-failed=0
-
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() {
-	n=$((n + 1))
-	failed=$((failed + 1))
-	echo "not ok $n - $1"
-	shift
-	local line
-	for line in "$@"; do
-		printf '%s\n' "$line" | sed 's/^/#   /'
-	done
-}
+# shellcheck source=lib-tap.sh
+source "$(dirname "$0")/lib-tap.sh"
 
 # expect NAME WANT_RC OUTPUT_ERE CMD...: exit code, and stdout+stderr match.
 expect() {
@@ -203,5 +189,4 @@ else
 	not_ok "tbrdma.8 carries dkms.conf's version $version" "$(grep '^\.TH' "$top/Documentation/tbrdma.8")"
 fi
 
-echo "1..$n"
-[[ $failed -eq 0 ]]
+tap_done

@@ -6,22 +6,8 @@
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-n=0
-failed=0
-
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() {
-	n=$((n + 1))
-	failed=$((failed + 1))
-	echo "not ok $n - $1"
-	shift
-	local line
-	for line in "$@"; do
-		printf '%s\n' "$line" | sed 's/^/#   /'
-	done
-}
+# shellcheck source=lib-tap.sh
+source "$(dirname "$0")/lib-tap.sh"
 
 if ! command -v dkms >/dev/null; then
 	echo "1..0 # SKIP dkms not installed (tools/install-deps.sh installs it)"
@@ -129,5 +115,4 @@ else
 	not_ok "nothing changed under /var/lib/dkms or /usr/src" "before: $before" "after: $after"
 fi
 
-echo "1..$n"
-[[ $failed -eq 0 ]]
+tap_done

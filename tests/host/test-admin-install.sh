@@ -7,23 +7,9 @@
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+# shellcheck source=lib-tap.sh
+source "$(dirname "$0")/lib-tap.sh"
 make=(make --no-print-directory -C "$top")
-n=0
-failed=0
-
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() {
-	n=$((n + 1))
-	failed=$((failed + 1))
-	echo "not ok $n - $1"
-	shift
-	local line
-	for line in "$@"; do
-		printf '%s\n' "$line" | sed 's/^/#   /'
-	done
-}
 
 kver=$("${make[@]}" -s print-KVER)
 multiarch=$(${CC:-cc} -print-multiarch)
@@ -117,5 +103,4 @@ else
 	not_ok "make install with the default PREFIX" "$(tail -20 "$tmp/install2.log")"
 fi
 
-echo "1..$n"
-[[ $failed -eq 0 ]]
+tap_done
