@@ -46,24 +46,6 @@ struct tcp_x {
 	uint64_t outstanding[2];
 };
 
-static void be_put(unsigned char *p, uint64_t v, int n)
-{
-	int i;
-
-	for (i = n - 1; i >= 0; i--, v >>= 8)
-		p[i] = (unsigned char)v;
-}
-
-static uint64_t be_get(const unsigned char *p, int n)
-{
-	uint64_t v = 0;
-	int i;
-
-	for (i = 0; i < n; i++)
-		v = v << 8 | p[i];
-	return v;
-}
-
 static int peer_error(struct tcp_x *t, int p, const char *what, int err)
 {
 	tp_err("TCP %s rank %d (%s): %s", what, p, t->p[p].name,

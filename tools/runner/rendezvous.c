@@ -167,24 +167,6 @@ int tp_write_full(int fd, const void *buf, size_t len, uint64_t deadline)
 	return 0;
 }
 
-static void be_put(unsigned char *p, uint64_t v, int n)
-{
-	int i;
-
-	for (i = n - 1; i >= 0; i--, v >>= 8)
-		p[i] = (unsigned char)v;
-}
-
-static uint64_t be_get(const unsigned char *p, int n)
-{
-	uint64_t v = 0;
-	int i;
-
-	for (i = 0; i < n; i++)
-		v = v << 8 | p[i];
-	return v;
-}
-
 struct hs {
 	uint32_t magic, version, kind, from, to, nranks;
 	uint64_t hash;

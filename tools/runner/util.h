@@ -30,4 +30,23 @@ uint64_t tp_now_ns(void);
 void tp_appendf(char *buf, size_t len, size_t *pos, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
+/* N-byte big-endian integers in the TCP messages between ranks. */
+static inline void be_put(unsigned char *p, uint64_t v, int n)
+{
+	int i;
+
+	for (i = n - 1; i >= 0; i--, v >>= 8)
+		p[i] = (unsigned char)v;
+}
+
+static inline uint64_t be_get(const unsigned char *p, int n)
+{
+	uint64_t v = 0;
+	int i;
+
+	for (i = 0; i < n; i++)
+		v = v << 8 | p[i];
+	return v;
+}
+
 #endif /* TPRUN_UTIL_H */
