@@ -14,7 +14,6 @@
 #include <net/addrconf.h>
 
 #include "net.h"
-#include "tbt_match.h"
 
 LIST_HEAD(tbr_devices);
 /* Guards tbr_devices; taken under RTNL by the netdev notifier. */
@@ -103,15 +102,6 @@ struct tbr_dev *tbr_dev_find_by_netdev_locked(struct net_device *ndev)
 	return NULL;
 }
 
-/* Thunderbolt links carry their own CRC on every packet; others may not. */
-static bool tbr_netdev_has_link_crc(struct net_device *ndev)
-{
-	struct device *parent = ndev->dev.parent;
-
-	return parent && parent->driver &&
-	       tbr_tbt_driver_match(parent->driver->name);
-}
-
 /*
  * Our device on @ndev, with a reference (ib_device_put), for the packet
  * handler: the core's ib_device_get_by_netdev() would also return another
@@ -188,7 +178,8 @@ int tbr_dev_add(const char *name, struct net_device *ndev)
 	tdev->mode = (ndev->flags & IFF_LOOPBACK) ? TBRDMA_MODE_LOOPBACK :
 						   TBRDMA_MODE_NETDEV;
 	tdev->ndev = ndev;
-	tdev->csum = tbr_checksum < 0 ? !tbr_netdev_has_link_crc(ndev) :
+	/* Thunderbolt links carry their own CRC on every packet; others may not. */
+	tdev->csum = tbr_checksum < 0 ? !tbr_tbt_is_thunderbolt(ndev) :
 					!!tbr_checksum;
 	dev_hold(ndev);
 	ida_init(&tdev->pd_ida);

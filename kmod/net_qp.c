@@ -104,6 +104,17 @@ void tbr_net_tomb_answer(struct tbr_dev *tdev, const struct tbr_wire_hdr *hdr)
 	tbr_net_xmit(tdev, &f);
 }
 
+/* A SEND half received is given up without a completion (destroy, reset). */
+static void tbr_net_cont_drop(struct tbr_net_qp *net)
+{
+	spin_lock_bh(&net->resp.lock);
+	if (net->resp.cont.active) {
+		net->resp.cont.active = false;
+		tbr_sgl_put(&net->resp.cont.sgl);
+	}
+	spin_unlock_bh(&net->resp.lock);
+}
+
 /* After tbr_tx_stop(): the engine never runs again, no frame finds the QP. */
 void tbr_net_qp_destroy(struct tbr_qp *qp)
 {
@@ -116,12 +127,7 @@ void tbr_net_qp_destroy(struct tbr_qp *qp)
 	spin_lock_bh(&net->req.lock);
 	tbr_net_req_drop(&net->req);
 	spin_unlock_bh(&net->req.lock);
-	spin_lock_bh(&net->resp.lock);
-	if (net->resp.cont.active) {
-		net->resp.cont.active = false;
-		tbr_sgl_put(&net->resp.cont.sgl);
-	}
-	spin_unlock_bh(&net->resp.lock);
+	tbr_net_cont_drop(net);
 	kvfree(net->req.win);
 	kfree(net->resp.xfer);
 	kfree(net);
@@ -143,12 +149,7 @@ void tbr_net_qp_start(struct tbr_qp *qp, enum ib_qp_state next)
 		net->req.head = 0;
 		net->req.tail = 0;
 		spin_unlock_bh(&net->req.lock);
-		spin_lock_bh(&net->resp.lock);
-		if (net->resp.cont.active) {
-			net->resp.cont.active = false;
-			tbr_sgl_put(&net->resp.cont.sgl);
-		}
-		spin_unlock_bh(&net->resp.lock);
+		tbr_net_cont_drop(net);
 		break;
 	case IB_QPS_RTR:
 		spin_lock_bh(&net->resp.lock);

@@ -276,6 +276,7 @@ bool tbr_netdev_port_active(struct net_device *ndev);
 void tbr_tbt_start(void);
 void tbr_tbt_stop(void);
 void tbr_tbt_netdev_registered(struct net_device *ndev);
+bool tbr_tbt_is_thunderbolt(struct net_device *ndev);
 
 /* ucontext.c */
 int tbr_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata);

@@ -46,7 +46,7 @@ static DECLARE_WORK(tbr_tbt_work, tbr_tbt_work_fn);
  * RTNL a registered netdev's parent stays bound: its driver unregisters the
  * netdev (taking RTNL) before the driver core unbinds it.
  */
-static bool tbr_tbt_is_thunderbolt(struct net_device *ndev)
+bool tbr_tbt_is_thunderbolt(struct net_device *ndev)
 {
 	struct device *parent = ndev->dev.parent;
 	struct device_driver *drv;
