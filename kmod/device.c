@@ -190,6 +190,10 @@ int tbr_dev_add(const char *name, struct net_device *ndev)
 	err = tbr_counters_init(tdev);
 	if (err)
 		goto out_dealloc;
+	err = -ENOMEM;
+	tdev->mr_gen = kvzalloc(TBR_MAX_MR + 1, GFP_KERNEL);
+	if (!tdev->mr_gen)
+		goto out_dealloc;
 	spin_lock_init(&tdev->tomb_lock);
 	if (tdev->mode == TBRDMA_MODE_NETDEV) {
 		err = -ENOMEM;
@@ -262,6 +266,7 @@ static void tbr_dealloc_driver(struct ib_device *ibdev)
 	xa_destroy(&tdev->qp_xa);
 	xa_destroy(&tdev->ah_xa);
 	tbr_counters_free(tdev);
+	kvfree(tdev->mr_gen);
 	kfree(tdev->tombs);
 	dev_put(tdev->ndev);
 }

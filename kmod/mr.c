@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Memory regions.  A key (lkey == rkey) is the MR's index in the device's
- * table shifted left by 8 plus a generation byte, so a key of a freed MR
- * does not name whatever reuses its index.  Lookups take a reference;
+ * table shifted left by 8 plus that index's generation byte, bumped each
+ * time the index is handed out: a key of a freed MR does not name whatever
+ * reuses its index until the index has been reused 256 times (and indices
+ * are handed out cyclically, so that is 256 * TBR_MAX_MR registrations).  Lookups take a reference;
  * deregistration removes the key first (no new lookup can succeed from
  * then on) and then waits for the lookups in flight, so a key is dead the
  * moment dereg returns and pages are never unpinned under a copy.
@@ -22,7 +24,6 @@ static const int tbr_mr_access_mask = IB_ACCESS_LOCAL_WRITE |
 static struct tbr_mr *tbr_mr_alloc(struct tbr_dev *tdev, struct tbr_pd *pd,
 				   int access)
 {
-	static atomic_t generation = ATOMIC_INIT(0);
 	struct tbr_mr *mr;
 	u32 index;
 	int err;
@@ -48,7 +49,8 @@ static struct tbr_mr *tbr_mr_alloc(struct tbr_dev *tdev, struct tbr_pd *pd,
 		kfree(mr);
 		return ERR_PTR(err == -EBUSY ? -ENOMEM : err);
 	}
-	mr->ibmr.lkey = index << 8 | (atomic_inc_return(&generation) & 0xff);
+	/* The index is ours alone until erased: no other writer of its byte. */
+	mr->ibmr.lkey = index << 8 | ++tdev->mr_gen[index];
 	mr->ibmr.rkey = mr->ibmr.lkey;
 	return mr;
 }

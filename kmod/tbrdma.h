@@ -43,6 +43,7 @@ struct tbr_dev {
 
 	struct xarray mr_xa;		/* MR index (key >> 8) -> tbr_mr */
 	u32 mr_next;			/* cyclic allocation of MR indices */
+	u8 *mr_gen;			/* per index: generation of its last key */
 	struct xarray qp_xa;		/* QP number -> tbr_qp */
 	u32 qp_next;
 	struct xarray ah_xa;		/* AH handle -> tbr_ah */
