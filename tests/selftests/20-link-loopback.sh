@@ -45,7 +45,7 @@ rdma link delete tr0
 # Through the provider: query, PD allocation up to the reported limit,
 # which is shared with the PDs the kernel holds (the MAD layer's).
 pds=$(rdma resource show pd dev t0 | grep -c 'dev t0') || true
-"$TBRDMA_ROOT/tests/progs/pd_limits" t0 "$pds" || fail "pd_limits"
+"$TBRDMA_ROOT/tests/progs/limits" t0 "pd=$pds" || fail "limits"
 
 rdma link delete t0 || fail "rdma link delete failed"
 [ ! -e /sys/class/infiniband/t0 ] || fail "t0 still present after delete"
