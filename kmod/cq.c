@@ -89,18 +89,28 @@ int tbr_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 	if (cq->slot_qp) {
 		slot_qp = kcalloc(fresh.num_slots, sizeof(*slot_qp), GFP_KERNEL);
 		if (!slot_qp) {
-			tbr_queue_free(&fresh);
-			return -ENOMEM;
+			err = -ENOMEM;
+			goto err_fresh;
 		}
+	}
+	/*
+	 * Tell user space about the new ring before switching to it: once
+	 * switched, a failed copy would leave the process polling a ring the
+	 * kernel no longer fills.  On any error below it keeps the old one.
+	 */
+	if (udata) {
+		tbr_queue_info(&fresh, &resp.cq);
+		err = tbr_respond(udata, &resp, sizeof(resp));
+		if (err)
+			goto err_fresh;
 	}
 
 	spin_lock_irqsave(&cq->lock, flags);
 	used = cq->queue.num_slots - tbr_queue_space(&cq->queue);
 	if (used < 0 || used > fresh.num_slots) {
 		spin_unlock_irqrestore(&cq->lock, flags);
-		kfree(slot_qp);
-		tbr_queue_free(&fresh);
-		return -EINVAL;
+		err = -EINVAL;
+		goto err_fresh;
 	}
 	cons = cq->queue.kidx - used;
 	for (i = cons; i != cq->queue.kidx; i++) {
@@ -123,11 +133,12 @@ int tbr_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 
 	kfree(old_slot_qp);
 	tbr_queue_free(&old);
-	if (udata) {
-		tbr_queue_info(&cq->queue, &resp.cq);
-		return tbr_respond(udata, &resp, sizeof(resp));
-	}
 	return 0;
+
+err_fresh:
+	kfree(slot_qp);
+	tbr_queue_free(&fresh);
+	return err;
 }
 
 static void tbr_cq_overflow(struct tbr_cq *cq)
