@@ -119,6 +119,7 @@ int tbr_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->srq = init->srq ? to_tsrq(init->srq) : NULL;
 	qp->state = IB_QPS_RESET;
 	spin_lock_init(&qp->state_lock);
+	mutex_init(&qp->modify_lock);
 	spin_lock_init(&qp->sq_post_lock);
 	refcount_set(&qp->users, 1);
 	init_completion(&qp->released);
@@ -242,15 +243,32 @@ void tbr_qp_set_error(struct tbr_qp *qp)
 	tbr_tx_schedule(qp);
 }
 
-/* RESET empties both queues without completions. */
+/*
+ * RESET empties both queues without completions.  The state is already
+ * RESET, so the engines take no new WQE; but the send queue's consumer
+ * index belongs to whoever runs the send engine, and a run may be under
+ * way: take that role while moving it, as the receive side's lock.
+ */
 static void tbr_qp_reset_queues(struct tbr_qp *qp)
 {
+	unsigned long flags;
+
+	while (test_and_set_bit_lock(TBR_TX_RUNNING, &qp->tx_flags))
+		cond_resched();
 	tbr_queue_discard(&qp->sq);
+	qp->rnr_wait = false;
+	clear_bit_unlock(TBR_TX_RUNNING, &qp->tx_flags);
+	/* A kick that came meanwhile left its run to us: hand it on. */
+	smp_mb__after_atomic();
+	if (test_bit(TBR_TX_PENDING, &qp->tx_flags))
+		tbr_tx_schedule(qp);
+
 	if (!qp->srq) {
+		spin_lock_irqsave(&qp->rq.lock, flags);
 		tbr_queue_discard(&qp->rq.queue);
 		WRITE_ONCE(qp->rq.queue.hdr->flags, 0);
+		spin_unlock_irqrestore(&qp->rq.lock, flags);
 	}
-	qp->rnr_wait = false;
 }
 
 static int tbr_qp_check_attr(struct tbr_qp *qp, struct ib_qp_attr *attr,
@@ -341,6 +359,8 @@ int tbr_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	if (mask & ~IB_QP_ATTR_STANDARD_BITS)
 		return -EOPNOTSUPP;
 
+	/* One transition at a time: its work outside state_lock included. */
+	mutex_lock(&qp->modify_lock);
 	spin_lock_irqsave(&qp->state_lock, flags);
 	cur = (mask & IB_QP_CUR_STATE) ? attr->cur_qp_state : qp->state;
 	next = (mask & IB_QP_STATE) ? attr->qp_state : cur;
@@ -352,22 +372,24 @@ int tbr_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	if (err)
 		goto out;
 	tbr_qp_apply_attr(qp, attr, mask);
-	if (next == IB_QPS_RESET)
-		tbr_qp_reset_queues(qp);
 	if (next != IB_QPS_ERR)
 		qp->state = next;
 out:
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 	if (err)
-		return err;
+		goto unlock;
 
+	if (next == IB_QPS_RESET)
+		tbr_qp_reset_queues(qp);
 	if (cur != next)
 		tbr_net_qp_start(qp, next);
 	if (next == IB_QPS_ERR)
 		tbr_qp_set_error(qp);
 	else if (next == IB_QPS_RTS || next == IB_QPS_SQD)
 		tbr_tx_schedule(qp);	/* start, or drain and notify */
-	return 0;
+unlock:
+	mutex_unlock(&qp->modify_lock);
+	return err;
 }
 
 int tbr_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,

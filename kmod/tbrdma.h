@@ -140,6 +140,7 @@ struct tbr_qp {
 	u32 max_send_sge;
 	u32 max_inline;
 
+	struct mutex modify_lock;	/* serialises modify_qp */
 	spinlock_t state_lock;	/* state and attributes below */
 	enum ib_qp_state state;
 	u32 dest_qpn;
