@@ -22,6 +22,15 @@
 #define TBR_NET_ACK_EVERY	16	/* the responder ACKs at least this often */
 #define TBR_NET_READ_CHUNK	64	/* READ response frames one request asks for */
 #define TBR_NET_REPLAY		16	/* atomic results kept for duplicates */
+/*
+ * READ requests kept for duplicates: each outstanding request holds a PSN
+ * of the requester's frame window, so no more can be outstanding.  A
+ * duplicate READ is answered only if it is one of these, so a forged or
+ * replayed request for any older PSN cannot make us read and send up to
+ * 64 frames.  A recent one is answered as often as it comes: on a lossy
+ * link the requester asks for the same chunk again and again.
+ */
+#define TBR_NET_READS		TBR_NET_FRAME_WINDOW
 
 /* One RC WQE between its first transmission and its completion. */
 struct tbr_inflight {
@@ -68,6 +77,11 @@ struct tbr_replay {
 	u64 orig;
 };
 
+struct tbr_read_seen {
+	u32 psn;
+	bool valid;
+};
+
 struct tbr_net_resp {
 	spinlock_t lock;		/* everything below; frames of one QP in order */
 	bool started;			/* RTR was reached: epsn means something */
@@ -76,6 +90,8 @@ struct tbr_net_resp {
 	u32 unacked;			/* requests executed since the last ACK */
 	u32 replay_next;
 	struct tbr_replay replay[TBR_NET_REPLAY];
+	u32 reads_next;
+	struct tbr_read_seen reads[TBR_NET_READS];
 	struct tbr_xfer *xfer;		/* scratch for executing one frame */
 	struct tbr_rx_cont cont;	/* a SEND between its frames */
 };
@@ -124,6 +140,8 @@ struct tbr_frame {
 /* net_frame.c */
 u32 tbr_net_max_payload(struct tbr_dev *tdev, u8 opcode, u8 transport);
 int tbr_net_xmit(struct tbr_dev *tdev, struct tbr_frame *f);
+void tbr_net_xmit_ack(struct tbr_dev *tdev, const u8 *dmac, u32 src_qpn,
+		      u32 dst_qpn, u32 psn, u8 syndrome, u8 rnr_timer);
 void tbr_net_frame_init(struct tbr_frame *f, struct tbr_qp *qp, u8 opcode,
 			u32 dst_qpn, u32 psn);
 bool tbr_net_csum_ok(const struct sk_buff *skb, unsigned int len);

@@ -55,6 +55,28 @@ void tbr_net_frame_init(struct tbr_frame *f, struct tbr_qp *qp, u8 opcode,
 	f->hdr.psn = cpu_to_be32(psn & TBR_PSN_MASK);
 }
 
+/*
+ * An RC ACK (or NAK) from our QP @src_qpn to QP @dst_qpn at
+ * @dmac.  It needs no QP: a destroyed QP's tombstone sends it too.
+ */
+void tbr_net_xmit_ack(struct tbr_dev *tdev, const u8 *dmac, u32 src_qpn,
+		      u32 dst_qpn, u32 psn, u8 syndrome, u8 rnr_timer)
+{
+	struct tbr_frame f;
+
+	memset(&f, 0, sizeof(f));
+	f.hdr.version = TBR_WIRE_VERSION;
+	f.hdr.opcode = TBR_OP_ACK;
+	f.hdr.transport = TBR_TRANSPORT_RC;
+	f.hdr.dst_qpn = cpu_to_be32(dst_qpn);
+	f.hdr.src_qpn = cpu_to_be32(src_qpn);
+	f.hdr.psn = cpu_to_be32(psn & TBR_PSN_MASK);
+	f.ext.ack.syndrome = syndrome;
+	f.ext.ack.rnr_timer = rnr_timer;
+	f.dmac = dmac;
+	tbr_net_xmit(tdev, &f);
+}
+
 /* Attach the payload as page references; false if it cannot be. */
 static bool tbr_frame_add_frags(struct sk_buff *skb, const struct tbr_frame *f)
 {

@@ -74,7 +74,6 @@ void tbr_net_tomb_answer(struct tbr_dev *tdev, const struct tbr_wire_hdr *hdr)
 	u32 psn = be32_to_cpu(hdr->psn) & TBR_PSN_MASK;
 	struct tbr_net_tomb *t, found = { .expires = 0 };
 	unsigned long flags;
-	struct tbr_frame f;
 	int i;
 
 	if (!tdev->tombs || hdr->transport != TBR_TRANSPORT_RC)
@@ -92,16 +91,8 @@ void tbr_net_tomb_answer(struct tbr_dev *tdev, const struct tbr_wire_hdr *hdr)
 	if (!found.expires || !tbr_psn_before(psn, found.epsn))
 		return;
 
-	memset(&f, 0, sizeof(f));
-	f.hdr.version = TBR_WIRE_VERSION;
-	f.hdr.opcode = TBR_OP_ACK;
-	f.hdr.transport = TBR_TRANSPORT_RC;
-	f.hdr.dst_qpn = cpu_to_be32(src);
-	f.hdr.src_qpn = cpu_to_be32(qpn);
-	f.hdr.psn = cpu_to_be32(tbr_psn_add(found.epsn, -1));
-	f.ext.ack.syndrome = TBR_SYN_ACK;
-	f.dmac = found.dmac;
-	tbr_net_xmit(tdev, &f);
+	tbr_net_xmit_ack(tdev, found.dmac, qpn, src,
+			 tbr_psn_add(found.epsn, -1), TBR_SYN_ACK, 0);
 }
 
 /* A SEND half received is given up without a completion (destroy, reset). */
@@ -158,6 +149,7 @@ void tbr_net_qp_start(struct tbr_qp *qp, enum ib_qp_state next)
 		net->resp.nak_sent = false;
 		net->resp.unacked = 0;
 		memset(net->resp.replay, 0, sizeof(net->resp.replay));
+		memset(net->resp.reads, 0, sizeof(net->resp.reads));
 		spin_unlock_bh(&net->resp.lock);
 		break;
 	case IB_QPS_RTS:

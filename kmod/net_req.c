@@ -291,6 +291,15 @@ static void tbr_req_rx_ack(struct tbr_qp *qp, const struct tbr_wire_ack *ack,
 	case TBR_SYN_RNR_NAK:
 		tbr_count(qp->tdev, TBR_CNT_RNR_NAK_RECEIVED, 1);
 		tbr_req_acked(rq, tbr_psn_add(psn, -1));
+		/*
+		 * Only a NAK that starts a wait is a retry: the responder NAKs
+		 * every frame it cannot take, and the copies of one refusal,
+		 * or a NAK for a PSN not (or no longer) outstanding, must not
+		 * use up rnr_retry.
+		 */
+		if (tbr_psn_before(psn, tbr_req_una(rq)) ||
+		    !tbr_psn_before(psn, rq->send_psn) || qp->rnr_wait)
+			break;
 		if (qp->rnr_retry != TBR_RNR_RETRY_INFINITE) {
 			if (!qp->rnr_left) {
 				tbr_req_fail_at(rq, psn, IB_WC_RNR_RETRY_EXC_ERR);
@@ -298,9 +307,6 @@ static void tbr_req_rx_ack(struct tbr_qp *qp, const struct tbr_wire_ack *ack,
 			}
 			qp->rnr_left--;
 		}
-		if (tbr_psn_before(psn, tbr_req_una(rq)) ||
-		    !tbr_psn_before(psn, rq->send_psn) || qp->rnr_wait)
-			break;
 		rq->send_psn = psn;
 		qp->rnr_wait = true;
 		hrtimer_start(&qp->rnr_timer,

@@ -33,13 +33,9 @@ static u32 tbr_wire_to_wr_opcode(u8 op, bool last)
 
 void tbr_net_send_ack(struct tbr_qp *qp, u8 syndrome, u32 psn)
 {
-	struct tbr_frame f;
-
-	tbr_net_frame_init(&f, qp, TBR_OP_ACK, READ_ONCE(qp->dest_qpn), psn);
-	f.ext.ack.syndrome = syndrome;
-	f.ext.ack.rnr_timer = qp->min_rnr_timer;
-	f.dmac = tbr_net_peer_mac(qp);
-	tbr_net_xmit(qp->tdev, &f);
+	tbr_net_xmit_ack(qp->tdev, tbr_net_peer_mac(qp), qp->ibqp.qp_num,
+			 READ_ONCE(qp->dest_qpn), psn, syndrome,
+			 qp->min_rnr_timer);
 }
 
 /* The frames answering a READ of @len bytes from @src, PSNs from @psn. */
@@ -195,6 +191,17 @@ static struct tbr_replay *tbr_net_replay_find(struct tbr_net_resp *rs, u32 psn)
 	return NULL;
 }
 
+/* Is @psn one of the READ requests executed recently (TBR_NET_READS)? */
+static bool tbr_net_read_seen(struct tbr_net_resp *rs, u32 psn)
+{
+	int i;
+
+	for (i = 0; i < TBR_NET_READS; i++)
+		if (rs->reads[i].valid && rs->reads[i].psn == psn)
+			return true;
+	return false;
+}
+
 /* A request we executed before: answer it again, never execute it twice. */
 static void tbr_net_duplicate(struct tbr_qp *qp, const struct tbr_wire_hdr *hdr,
 			      struct tbr_msg *msg, u32 psn)
@@ -208,7 +215,8 @@ static void tbr_net_duplicate(struct tbr_qp *qp, const struct tbr_wire_hdr *hdr,
 	case TBR_OP_READ_REQUEST:
 		/* Reading again is harmless, and the memory may have changed. */
 		seg = be32_to_cpu(((const struct tbr_wire_read *)(hdr + 1))->resp_seg);
-		if (!tbr_net_read_seg_ok(qp, seg, msg->length))
+		if (!tbr_net_read_seg_ok(qp, seg, msg->length) ||
+		    !tbr_net_read_seen(rs, psn))
 			return;
 		if (!(qp->access & IB_ACCESS_REMOTE_READ) ||
 		    tbr_sgl_resolve_remote(&rs->xfer->remote, qp->tdev, qp->pdn,
@@ -274,6 +282,10 @@ static void tbr_net_rc_rx(struct tbr_qp *qp, const struct tbr_wire_hdr *hdr,
 	rs->epsn = tbr_psn_add(psn, frames);
 	switch (hdr->opcode) {
 	case TBR_OP_READ_REQUEST:
+		rs->reads[rs->reads_next] = (struct tbr_read_seen) {
+			.psn = psn, .valid = true,
+		};
+		rs->reads_next = (rs->reads_next + 1) % TBR_NET_READS;
 		tbr_net_read_respond(qp, &rs->xfer->remote, msg->length, seg,
 				     psn);
 		tbr_sgl_put(&rs->xfer->remote);
