@@ -22,6 +22,7 @@ trap power_off EXIT
 declare -A cfg
 while IFS='=' read -r k v; do cfg[$k]=$v; done <"$res/config"
 root=${cfg[TBRDMA_ROOT]:-} dir=${cfg[SELFTEST_DIR]:-} default_timeout=${cfg[TEST_TIMEOUT]:-300}
+scale=${cfg[TIMEOUT_SCALE]:-1}	# a debug kernel runs everything slower
 read -ra tests <<<"${cfg[TESTS]:-}"
 
 # The initramfs /init did the mounts, lo and the hostname (it is faster).
@@ -84,6 +85,7 @@ run_one() {
 			break
 		fi
 	done <"$file"
+	limit=$((limit * scale))
 	marker="test $i $name: start"
 	kmsg "$marker"
 	taint0=$(</proc/sys/kernel/tainted)

@@ -60,6 +60,15 @@ ip link set lo up
 hostname tbrdma-vm
 
 root=$(sed -n 's/^TBRDMA_ROOT=//p' /newroot/run/tbrdma-results/config)
+# A kernel we built (run-vm.sh --kernel-dir) has its modules outside
+# /lib/modules: show them where modprobe looks.
+modroot=$(sed -n 's/^MODULES_ROOT=//p' /newroot/run/tbrdma-results/config)
+if [ -n "$modroot" ]; then
+	kver=$(uname -r)
+	mkdir -p "/newroot/lib/modules/$kver"
+	mount --bind "/newroot$modroot/lib/modules/$kver" "/newroot/lib/modules/$kver" ||
+		die "bind modules of $kver"
+fi
 runner=$root/tests/vm/guest-run.sh
 [ -f "/newroot$runner" ] || die "guest runner '$runner' not visible in the guest"
 

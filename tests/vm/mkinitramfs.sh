@@ -1,13 +1,15 @@
 #!/bin/bash
-# mkinitramfs.sh KVER — print the path of a cached initramfs for KVER,
-# building it first if needed. It holds busybox-static, the modules needed
-# to mount the 9p root + overlay (with their dependencies from modules.dep),
-# and initramfs-init.sh as /init.
+# mkinitramfs.sh KVER [ROOT] — print the path of a cached initramfs for
+# KVER, building it first if needed. It holds busybox-static, the modules
+# needed to mount the 9p root + overlay (with their dependencies from
+# modules.dep; none when the kernel has them built in), and
+# initramfs-init.sh as /init. ROOT (default /) is where lib/modules is.
 set -euo pipefail
 
-kver=${1:?usage: mkinitramfs.sh KVER}
+kver=${1:?usage: mkinitramfs.sh KVER [ROOT]}
+modroot=${2:-/}
 here=$(cd "$(dirname "$0")" && pwd -P)
-moddir=/lib/modules/$kver
+moddir=${modroot%/}/lib/modules/$kver
 busybox=/bin/busybox
 roots=(virtio_pci 9pnet_virtio 9p overlay)  # what /init mounts; deps are resolved
 
@@ -34,8 +36,10 @@ install -m 0755 "$here/initramfs-init.sh" "$stage/init"
 # modprobe --show-depends prints "insmod PATH" lines in load order (deps
 # first) from modules.dep, and "builtin NAME" for built-in ones (6.12).
 for m in "${roots[@]}"; do
-	modprobe --show-depends --set-version="$kver" "$m"
-done | awk '$1 == "insmod" && !seen[$2]++ { print $2 }' | while read -r path; do
+	modprobe --show-depends -d "$modroot" --set-version="$kver" "$m"
+done | awk '$1 == "insmod" && !seen[$2]++ { print $2 }' >"$stage/paths"
+touch "$stage/modules/load-order"
+while read -r path; do
 	name=$(basename "$path")
 	# busybox insmod cannot read compressed modules: store them plain.
 	case $name in
@@ -45,9 +49,16 @@ done | awk '$1 == "insmod" && !seen[$2]++ { print $2 }' | while read -r path; do
 	*) cp "$path" "$stage/modules/$name" ;;
 	esac
 	echo "$name" >>"$stage/modules/load-order"
-done
+done <"$stage/paths"
+rm "$stage/paths"
 
-[[ -s $stage/modules/load-order ]] || { echo "mkinitramfs: no modules resolved" >&2; exit 1; }
+# Nothing to load is right only when the kernel has them all built in.
+if [[ ! -s $stage/modules/load-order ]]; then
+	for m in "${roots[@]}"; do
+		grep -q "/${m//_/[_-]}\.ko" "$moddir/modules.builtin" ||
+			{ echo "mkinitramfs: $m neither a module nor built in" >&2; exit 1; }
+	done
+fi
 
 # Uncompressed newc cpio: a few MB, nothing to decompress in the slow guest.
 tmp=$(mktemp "$cache/.initramfs.XXXXXX")

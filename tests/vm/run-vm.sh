@@ -16,6 +16,9 @@ usage: tests/vm/run-vm.sh [options] [TEST|GLOB...]
                       line in a test file overrides it)
   --append ARGS       extra kernel command line, e.g. 'loglevel=7'
   --bzimage           boot /boot/vmlinuz itself, not the cached PVH vmlinux
+  --kernel-dir DIR    boot a kernel we built (tests/debug-kernel/build.sh prints
+                      DIR): DIR/bzImage, modules from DIR/root/lib/modules
+  --timeout-scale N   multiply every per-test timeout by N (slow debug kernels)
 env: TBRDMA_SELFTEST_DIR (default <repo>/tests/selftests), TBRDMA_KVER,
      TBRDMA_VM_TIMEOUT, TBRDMA_TEST_TIMEOUT
 exit: 0 all passed/skipped and dmesg clean, 1 test failure or dirty dmesg,
@@ -31,6 +34,8 @@ run_timeout=${TBRDMA_VM_TIMEOUT:-1500}
 test_timeout=${TBRDMA_TEST_TIMEOUT:-300}
 append=""
 bzimage=0
+kdir=""
+scale=1
 pats=()
 while [[ $# -gt 0 ]]; do
 	case $1 in
@@ -39,6 +44,8 @@ while [[ $# -gt 0 ]]; do
 	--test-timeout) test_timeout=${2:?}; shift 2 ;;
 	--append) append=${2:?}; shift 2 ;;
 	--bzimage) bzimage=1; shift ;;
+	--kernel-dir) kdir=${2:?}; shift 2 ;;
+	--timeout-scale) scale=${2:?}; shift 2 ;;
 	-h | --help) usage; exit 0 ;;
 	--) shift; pats+=("$@"); break ;;
 	-*) usage >&2; exit 2 ;;
@@ -46,8 +53,18 @@ while [[ $# -gt 0 ]]; do
 	esac
 done
 [[ $run_timeout =~ ^[0-9]+$ && $test_timeout =~ ^[0-9]+$ ]] || die "timeouts must be whole seconds"
-kernel=/boot/vmlinuz-$kver
-[[ -r $kernel && -d /lib/modules/$kver ]] || die "no readable $kernel or /lib/modules/$kver"
+[[ $scale =~ ^[1-9][0-9]*$ ]] || die "--timeout-scale must be a whole number >= 1"
+modroot=/
+if [[ -n $kdir ]]; then
+	kdir=$(realpath -e "$kdir") || die "no kernel dir $kdir"
+	kver=$(cat "$kdir/kernelrelease") || die "$kdir has no kernelrelease"
+	kernel=$kdir/bzImage
+	modroot=$kdir/root
+	bzimage=1	# not Debian's: no cached PVH vmlinux for it
+else
+	kernel=/boot/vmlinuz-$kver
+fi
+[[ -r $kernel && -d $modroot/lib/modules/$kver ]] || die "no readable $kernel or $modroot/lib/modules/$kver"
 
 # The guest sees the host's files at the same paths, except where it mounts
 # its own filesystems (/run, /dev, /proc, /sys).
@@ -80,7 +97,7 @@ shopt -u nullglob
 
 # The verdict relies on the dmesg matcher: make sure it still catches bugs.
 "$here/test-dmesg-check.sh" >/dev/null || die "dmesg-check.sh is broken (run tests/vm/test-dmesg-check.sh)"
-initrd=$("$here/mkinitramfs.sh" "$kver") || die "initramfs build failed"
+initrd=$("$here/mkinitramfs.sh" "$kver" "$modroot") || die "initramfs build failed"
 [[ $bzimage -eq 1 ]] || kernel=$("$here/vmlinux.sh" "$kver")  # PVH boot, ~3 s faster
 res=$(mktemp -d "${TMPDIR:-/tmp}/tbrdma-vm.XXXXXX")
 {
@@ -88,6 +105,8 @@ res=$(mktemp -d "${TMPDIR:-/tmp}/tbrdma-vm.XXXXXX")
 	echo "SELFTEST_DIR=$dir"
 	echo "TEST_TIMEOUT=$test_timeout"
 	echo "TESTS=${tests[*]}"
+	echo "TIMEOUT_SCALE=$scale"
+	[[ $modroot == / ]] || echo "MODULES_ROOT=$modroot"
 } >"$res/config"
 : >"$res/console.log"
 
