@@ -135,6 +135,7 @@ struct tbr_frame {
 	const struct tbr_sgl *pay;	/* NULL: no payload */
 	u64 pay_off;
 	u32 pay_len;
+	bool snapshot;			/* copy the payload now, never send the pages */
 };
 
 /* net_frame.c */

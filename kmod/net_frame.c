@@ -138,7 +138,7 @@ int tbr_net_xmit(struct tbr_dev *tdev, struct tbr_frame *f)
 {
 	struct net_device *ndev = tdev->ndev;
 	unsigned int hdr_len = tbr_wire_hdr_len(f->hdr.opcode, f->hdr.transport);
-	bool paged = f->pay_len && (ndev->features & NETIF_F_SG);
+	bool paged = f->pay_len && !f->snapshot && (ndev->features & NETIF_F_SG);
 	unsigned int room = LL_RESERVED_SPACE(ndev);
 	struct sk_buff *skb;
 

@@ -57,6 +57,14 @@ static void tbr_net_read_respond(struct tbr_qp *qp, const struct tbr_sgl *src,
 		f.pay = src;
 		f.pay_off = off;
 		f.pay_len = min_t(u64, seg, len - off);
+		/*
+		 * A READ returns the memory as it is when the READ executes:
+		 * the WRITEs and atomics after it may change the pages while
+		 * the frame still waits in a queue.  (The checksum then
+		 * caught it, and a READ of busy memory was dropped again
+		 * and again until its requester gave up.)
+		 */
+		f.snapshot = true;
 		f.dmac = tbr_net_peer_mac(qp);
 		tbr_net_xmit(qp->tdev, &f);
 	}
