@@ -53,6 +53,7 @@ struct cfg {
 	int send_sge, recv_sge, read_sge;
 	int stall_ms;
 	int fence;		/* use IBV_SEND_FENCE on some WRs */
+	int ack_timeout;	/* QP timeout: 4.096 us * 2^N (default 14, 67 ms) */
 	const char *dev;
 	int gid_index;
 	const char *dev2;	/* odd processes use this one: two hosts */

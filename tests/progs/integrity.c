@@ -14,7 +14,7 @@
  *
  * Usage: integrity [-d DEV] [-g GID_INDEX] [--seed N] [--ops N] [--qps N]
  *                  [--procs N] [--max-size BYTES[K|M]] [--timeout SECS]
- *                  [--stall SECS] [--no-fence]
+ *                  [--stall SECS] [--no-fence] [--ack-timeout N]
  * Defaults: tbrlo0, GID 1, seed 1, 10^5 ops, 4 processes x 4 QP pairs,
  * 8 MiB.  Prints TAP; exit 0 only if everything was right.  A QP with no
  * completion for --stall seconds (60) fails the run and prints what every
@@ -212,6 +212,7 @@ static int setup(struct cfg *c, struct proc *p)
 	if (barrier(c->procs, 60000))
 		return fail_op("set-up barrier: another process failed or hung"), -1;
 	conn_defaults(&cn, &p->v);
+	cn.timeout = c->ack_timeout;
 	for (q = 0; q < c->qps; q++) {
 		cn.dgid = &sh->pub[next].gid;
 		err = qp_connect(p->rq[q], &p->v, sh->pub[next].resp_qpn[q], &cn);
@@ -350,7 +351,7 @@ static void usage(const char *prog)
 {
 	fprintf(stderr, "usage: %s [-d DEV] [-g GID_INDEX] [--seed N] [--ops N] [--qps N]\n"
 		"       [--procs N] [--max-size BYTES[K|M]] [--timeout SECS] [--stall SECS]\n"
-		"       [--no-fence] [--dev2 DEV --gid2 GID_INDEX]\n"
+		"       [--no-fence] [--ack-timeout N] [--dev2 DEV --gid2 GID_INDEX]\n"
 		"--dev2: odd processes use DEV (two hosts: every QP pair crosses)\n",
 		prog);
 	exit(2);
@@ -365,13 +366,14 @@ static void parse(int argc, char **argv, struct cfg *c, int *timeout)
 		{ "qps", 1, NULL, 'q' }, { "procs", 1, NULL, 'p' },
 		{ "max-size", 1, NULL, 'm' }, { "timeout", 1, NULL, 't' },
 		{ "stall", 1, NULL, 'S' }, { "no-fence", 0, NULL, 'F' },
+		{ "ack-timeout", 1, NULL, 'A' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int o;
 
 	*c = (struct cfg){ .seed = 1, .ops = 100000, .qps = 4, .procs = 4,
 			   .max_size = 8 << 20, .dev = "tbrlo0", .gid_index = 1,
-			   .stall_ms = 60000, .fence = 1 };
+			   .stall_ms = 60000, .fence = 1, .ack_timeout = 14 };
 	*timeout = 900;
 	while ((o = getopt_long(argc, argv, "d:g:", lo, NULL)) != -1) {
 		switch (o) {
@@ -387,12 +389,13 @@ static void parse(int argc, char **argv, struct cfg *c, int *timeout)
 		case 't': *timeout = atoi(optarg); break;
 		case 'S': c->stall_ms = atoi(optarg) * 1000; break;
 		case 'F': c->fence = 0; break;
+		case 'A': c->ack_timeout = atoi(optarg); break;
 		default: usage(argv[0]);
 		}
 	}
 	if (optind != argc || c->ops < 1 || c->qps < 1 || c->qps > MAX_QPS ||
 	    c->procs < 1 || c->procs > MAX_PROCS || c->max_size < 1 ||
-	    (c->dev2 && c->procs % 2) ||
+	    (c->dev2 && c->procs % 2) || c->ack_timeout < 1 || c->ack_timeout > 31 ||
 	    c->max_size > (1u << 30))
 		usage(argv[0]);
 }

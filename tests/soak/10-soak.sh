@@ -2,18 +2,19 @@
 # The soak `make soak` runs in the guest (not part of `make check`): two
 # hosts across a veth pair, SOAK_INSTANCES integrity programs at once, each
 # 4 processes x 32 RC QP pairs (with the default 4 instances: 1024 QPs, 16
-# processes), a seeded random mix of every opcode with every byte checked,
-# in rounds until SOAK_SECS have passed.  Each round puts another tc netem
-# fault on both ends of the link.  Then the devices are deleted and the
-# module unloaded, and the slab caches must be back where they started
-# (no cache more than SOAK_SLAB_SLACK objects above its start: the rest of
-# the kernel moves a few hundred; one object leaked per QP would be 1024
-# a round).  The
-# harness fails the run on any warning in dmesg.
+# processes), a seeded random mix of every opcode up to SOAK_MAX_SIZE with
+# every byte checked, in rounds until SOAK_SECS have passed.  Each round
+# puts another tc netem fault on both ends of the link.  Then the devices
+# are deleted and the module unloaded, and the slab caches must be back
+# where they started (no cache more than SOAK_SLAB_SLACK objects above its
+# start: the rest of the kernel moves a few hundred; one object leaked per
+# QP would be 1024 a round).  The harness fails the run on any warning in
+# dmesg.
 # Knobs (`make soak VAR=...` passes them in through a wrapper script, as
 # the host's environment does not reach the guest): SOAK_SECS (600),
 # SOAK_INSTANCES (4), SOAK_OPS (ops per instance per round, 40000),
-# SOAK_SEED (1), SOAK_SLAB_SLACK (1024), SOAK_ACK_TIMEOUT (18).
+# SOAK_SEED (1), SOAK_SLAB_SLACK (1024), SOAK_ACK_TIMEOUT (20),
+# SOAK_MAX_SIZE (4K), SOAK_FAULTS (see below).
 # timeout: 7200
 source "$TBRDMA_ROOT/tests/selftests/lib.sh"
 source "$TBRDMA_ROOT/tests/selftests/lib-verbs.sh"
@@ -27,11 +28,14 @@ slack=${SOAK_SLAB_SLACK:-1024}
 prog=$TBR_PROGS/integrity
 [[ -x $prog ]] || fail "$prog not built (make test-progs)"
 procs=4 qps=32	# per instance; 2 QPs per pair
-# The QPs' ACK timeout: 18 is ~1 s, the order NCCL and UCX use.  The
-# test programs' default (14, 67 ms) suits a quiet link; with 1024 QPs
-# busy in an emulated guest, and netem's losses on top of the drops of a
-# full receive backlog, seven such timeouts in a row happen.
-ack_timeout=${SOAK_ACK_TIMEOUT:-18}
+# The protocol has no congestion control (Documentation/wire-protocol.md,
+# "Congestion"): what 1024 QPs keep in flight must drain within their ACK
+# timeout.  Each QP keeps up to 16 WQEs in flight; with messages up to
+# 4 KiB that is 64 MiB, under a second of queue in this emulated guest,
+# against an ACK timeout of 20 (4.3 s).  With 64 KiB messages frames
+# waited seconds in the queues and QPs ran out of retries.
+ack_timeout=${SOAK_ACK_TIMEOUT:-20}
+max_size=${SOAK_MAX_SIZE:-4K}
 
 # softnet_drops — frames the kernel dropped because a CPU's receive
 # backlog was full (netdev_max_backlog), all CPUs.
@@ -52,9 +56,8 @@ slab_snapshot() {
 # 1024 busy QPs overrun a host's default queues: netem's (1000 frames,
 # the usual txqueuelen) and the receiving CPU's backlog from a veth
 # (netdev_max_backlog, 1000).  Tail drops there pile up on top of netem's
-# losses until QPs run out of retries: the protocol has no congestion
-# control (Documentation/wire-protocol.md, "Congestion").  The soak is
-# about faults and leaks at scale, so the queues are made deep enough.
+# losses.  The soak is about faults and leaks at scale: the queues are
+# made deep enough to hold what is in flight (see ack_timeout below).
 sysctl -qw net.core.netdev_max_backlog=65536
 qlimit=100000
 
@@ -76,6 +79,8 @@ faults=(
 	"loss 5%"
 	"loss 0.5% duplicate 1% reorder 10% 50% delay 200us"
 )
+# SOAK_FAULTS="netem args;netem args;..." replaces the list ("delay 0": none).
+[[ -z ${SOAK_FAULTS:-} ]] || IFS=';' read -ra faults <<<"$SOAK_FAULTS"
 echo "== soak: $secs s, $instances instances x $procs processes x $qps QP pairs" \
 	"= $((instances * procs * qps * 2)) QPs, $ops ops per instance per round"
 end=$((SECONDS + secs))
@@ -92,7 +97,7 @@ while ((SECONDS < end)); do
 	for ((i = 0; i < instances; i++)); do
 		s=$((seed + round * instances + i))
 		"$prog" -d tbr0 -g "$NET_GID_A" --dev2 tbr1 --gid2 "$NET_GID_B" \
-			--seed "$s" --ops "$ops" --procs $procs --qps $qps --max-size 64K \
+			--seed "$s" --ops "$ops" --procs $procs --qps $qps --max-size "$max_size" \
 			--timeout 1800 --stall 120 --ack-timeout "$ack_timeout" \
 			>"$TBRDMA_OUT/soak-$s.log" 2>&1 &
 		pids+=($!)
