@@ -4,10 +4,11 @@
  * table shifted left by 8 plus that index's generation byte, bumped each
  * time the index is handed out: a key of a freed MR does not name whatever
  * reuses its index until the index has been reused 256 times (and indices
- * are handed out cyclically, so that is 256 * TBR_MAX_MR registrations).  Lookups take a reference;
- * deregistration removes the key first (no new lookup can succeed from
- * then on) and then waits for the lookups in flight, so a key is dead the
- * moment dereg returns and pages are never unpinned under a copy.
+ * are handed out cyclically, so that is 256 * TBR_MAX_MR registrations).
+ * Lookups take a reference; deregistration removes the key first (no new
+ * lookup can succeed from then on) and then waits for the lookups in
+ * flight, so a key is dead the moment dereg returns and pages are never
+ * unpinned under a copy.
  */
 #include <linux/mm.h>
 #include <linux/rcupdate.h>
