@@ -152,6 +152,21 @@ static int tbr_dev_check_netdev(struct tbr_dev *tdev, struct net_device *ndev)
  * "tbrlo%d".  The caller keeps its own reference to @ndev; the device takes
  * one of its own for as long as it exists.
  */
+/*
+ * xa_init_flags() gives every xarray set up in one file the same lockdep
+ * class.  The QP and AH tables are locked from softirq (frames arrive),
+ * the MR table only from process context: as one class, lockdep reports
+ * an inconsistent lock state.  They are different locks; say so.
+ */
+static void tbr_xa_lock_classes(struct tbr_dev *tdev)
+{
+	static struct lock_class_key mr_key, qp_key, ah_key;
+
+	lockdep_set_class(&tdev->mr_xa.xa_lock, &mr_key);
+	lockdep_set_class(&tdev->qp_xa.xa_lock, &qp_key);
+	lockdep_set_class(&tdev->ah_xa.xa_lock, &ah_key);
+}
+
 int tbr_dev_add(const char *name, struct net_device *ndev)
 {
 	struct tbr_dev *tdev;
@@ -186,6 +201,7 @@ int tbr_dev_add(const char *name, struct net_device *ndev)
 	xa_init_flags(&tdev->mr_xa, XA_FLAGS_ALLOC);
 	xa_init_flags(&tdev->qp_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_IRQ);
 	xa_init_flags(&tdev->ah_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_IRQ);
+	tbr_xa_lock_classes(tdev);
 	tbr_peers_init(tdev);
 	err = tbr_counters_init(tdev);
 	if (err)
