@@ -252,16 +252,6 @@ static int healthy(void)
 	return r;
 }
 
-static int listed(const char *list, const char *name)
-{
-	size_t n = strlen(name);
-
-	for (const char *s = list; (s = strstr(s, name)); s += n)
-		if ((s == list || s[-1] == ',') && (s[n] == ',' || !s[n]))
-			return 1;
-	return 0;
-}
-
 int main(int argc, char **argv)
 {
 	static const struct option lo[] = {
@@ -291,7 +281,7 @@ int main(int argc, char **argv)
 	for (const struct bcase *c = cases; c->name; c++) {
 		int pass, well;
 
-		if (only && !listed(only, c->name))
+		if (only && !name_listed(only, c->name))
 			continue;
 		if (c->needs_atomics && V.attr.atomic_cap == IBV_ATOMIC_NONE) {
 			skip(1, "%s: device has no atomics", c->name);
@@ -299,7 +289,7 @@ int main(int argc, char **argv)
 		}
 		pass = c->fn();
 		well = healthy();
-		if (listed(xfail, c->name) && well) {
+		if (name_listed(xfail, c->name) && well) {
 			tap_run++;	/* TAP TODO: reported, not counted as failed */
 			printf("%sok %d - %s: %s # TODO known bug of this device\n",
 			       pass ? "" : "not ", tap_run, c->name, c->what);

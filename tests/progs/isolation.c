@@ -890,16 +890,6 @@ static const struct { const char *name, *what; int (*fn)(void); } cases[] = {
 	{ NULL, NULL, NULL },
 };
 
-static int listed(const char *list, const char *name)
-{
-	size_t n = strlen(name);
-
-	for (const char *s = list; s && (s = strstr(s, name)); s += n)
-		if ((s == list || s[-1] == ',') && (s[n] == ',' || !s[n]))
-			return 1;
-	return 0;
-}
-
 int main(int argc, char **argv)
 {
 	static const struct option lo[] = {
@@ -945,10 +935,10 @@ int main(int argc, char **argv)
 	for (int i = 0; cases[i].name; i++) {
 		int pass;
 
-		if (only && !listed(only, cases[i].name))
+		if (only && !name_listed(only, cases[i].name))
 			continue;
 		pass = cases[i].fn();
-		if (listed(xfail, cases[i].name)) {
+		if (name_listed(xfail, cases[i].name)) {
 			tap_run++;
 			printf("%sok %d - %s: %s # TODO known bug\n", pass ? "" : "not ",
 			       tap_run, cases[i].name, cases[i].what);

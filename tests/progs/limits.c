@@ -23,6 +23,7 @@
 #include <infiniband/verbs.h>
 
 #include "../unit/tap.h"
+#include "vutil.h"
 
 /* What every kind's allocator may use: one of each parent object. */
 static struct {
@@ -112,18 +113,6 @@ static void exhaust(struct kind *k, int in_use)
 	free(objs);
 }
 
-static struct ibv_context *open_by_name(const char *name)
-{
-	struct ibv_device **list = ibv_get_device_list(NULL);
-	struct ibv_context *ctx = NULL;
-
-	for (int i = 0; list && list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			ctx = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
-	return ctx;
-}
-
 int main(int argc, char **argv)
 {
 	struct kind kinds[] = {
@@ -139,7 +128,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: %s DEV KIND=IN_USE...\n", argv[0]);
 		return 2;
 	}
-	env.ctx = open_by_name(argv[1]);
+	env.ctx = vdev_open(argv[1]);
 	if (!ok(env.ctx != NULL, "device %s is listed and opens", argv[1]))
 		return done();
 	is_int(ibv_query_device_ex(env.ctx, NULL, &attr), 0, "query_device_ex");

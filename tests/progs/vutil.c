@@ -16,18 +16,35 @@ uint64_t now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-int vctx_open(struct vctx *v, const char *dev, int gid_index)
+struct ibv_context *vdev_open(const char *name)
 {
 	struct ibv_device **list = ibv_get_device_list(NULL);
+	struct ibv_context *ctx = NULL;
 
+	for (int i = 0; list && list[i]; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), name))
+			ctx = ibv_open_device(list[i]);
+	if (list)
+		ibv_free_device_list(list);
+	return ctx;
+}
+
+int name_listed(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *s = list; s && (s = strstr(s, name)); s += n)
+		if ((s == list || s[-1] == ',') && (s[n] == ',' || !s[n]))
+			return 1;
+	return 0;
+}
+
+int vctx_open(struct vctx *v, const char *dev, int gid_index)
+{
 	memset(v, 0, sizeof(*v));
 	v->port_num = 1;
 	v->gid_index = gid_index;
-	for (int i = 0; list && list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), dev))
-			v->ctx = ibv_open_device(list[i]);
-	if (list)
-		ibv_free_device_list(list);
+	v->ctx = vdev_open(dev);
 	if (!v->ctx) {
 		fprintf(stderr, "cannot open device %s\n", dev);
 		return -1;

@@ -32,6 +32,12 @@ struct conn {
 	const union ibv_gid *dgid;	/* the peer's GID; NULL: our own (loopback) */
 };
 
+/* Open the device named NAME, or NULL. */
+struct ibv_context *vdev_open(const char *name);
+
+/* Is NAME one of the comma-separated LIST (NULL: an empty list)? */
+int name_listed(const char *list, const char *name);
+
 /* Open DEV, query it and read the GID at GID_INDEX on port 1.
  * Prints why on stderr and returns -1 on failure. */
 int vctx_open(struct vctx *v, const char *dev, int gid_index);
