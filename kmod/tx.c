@@ -268,10 +268,12 @@ static bool tbr_tx_rnr(struct tbr_qp *qp)
 void tbr_tx_flush_one(struct tbr_qp *qp)
 {
 	struct tbrdma_send_wqe *slot = tbr_queue_slot(&qp->sq, qp->sq.kidx);
+	u64 wr_id = READ_ONCE(slot->wr_id);
+	u32 opcode = READ_ONCE(slot->opcode);
 
-	tbr_tx_complete(qp, READ_ONCE(slot->wr_id), READ_ONCE(slot->opcode),
-			IB_WC_WR_FLUSH_ERR, 0);
+	/* Free the slot before its CQE shows: the poller may post at once. */
 	tbr_queue_consume(&qp->sq);
+	tbr_tx_complete(qp, wr_id, opcode, IB_WC_WR_FLUSH_ERR, 0);
 }
 
 void tbr_tx_sq_drained(struct tbr_qp *qp)
@@ -358,11 +360,12 @@ static void tbr_tx_process(struct tbr_qp *qp)
 			status = IB_WC_RNR_RETRY_EXC_ERR;
 		}
 		qp->rnr_left = qp->rnr_retry;
+		/* The slot is free before its CQE shows (we act on a copy). */
+		tbr_queue_consume(&qp->sq);
 		if (status != IB_WC_SUCCESS || qp->sq_sig_all ||
 		    (wqe->send_flags & TBRDMA_WQE_SIGNALED))
 			tbr_tx_complete(qp, wqe->wr_id, wqe->opcode, status,
 					byte_len);
-		tbr_queue_consume(&qp->sq);
 		if (status != IB_WC_SUCCESS)
 			tbr_tx_fail(qp);
 		cond_resched();
