@@ -28,6 +28,11 @@ for m in "$copy" "$copy/tests/fake-tbnet"; do
 done
 [[ $(modinfo -F vermagic "$copy/tbrdma.ko") == "$kver "* ]] ||
 	{ echo "check-debug: tbrdma.ko not built for $kver" >&2; exit 2; }
+# Kbuild's clean removed every object file under the copy, the provider's
+# and the tools' too: build them again here, not in the slow guest (70's
+# make install would).
+make -s -C "$copy" provider tools runner
+make -s -C "$copy/tests/progs"
 cp "$here/0-kmemleak-clear.sh" "$here/zz-kmemleak-scan.sh" "$copy/tests/selftests/"
 # Settings for the tests in the copy (lib-verbs.sh sources them): leave out
 # 136's key-reuse case, 4 x 65,536 MR registrations that take over 30 min
