@@ -14,7 +14,7 @@ net_two_hosts 9000
 
 PORT=18650
 failed=()
-for r in "${PERFTEST_RUNS[@]//-a -n 10/-a -n 5}"; do
+for r in "${PERFTEST_RUNS[@]}"; do
 	read -r prog args <<<"$r"
 	PORT=$((PORT + 1))
 	echo "== $prog $args"

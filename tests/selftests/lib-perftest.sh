@@ -7,12 +7,12 @@
 # programs run over all sizes (-a: 2 B..8 MiB; atomics are 8 B only); the
 # variants use a few sizes to keep the time down.
 PERFTEST_RUNS=(
-	"ib_write_bw -a -n 10"
-	"ib_write_lat -a -n 10"
-	"ib_read_bw -a -n 10"
-	"ib_read_lat -a -n 10"
-	"ib_send_bw -a -n 10"
-	"ib_send_lat -a -n 10"
+	"ib_write_bw -a -n 5"
+	"ib_write_lat -a -n 5"
+	"ib_read_bw -a -n 5"
+	"ib_read_lat -a -n 5"
+	"ib_send_bw -a -n 5"
+	"ib_send_lat -a -n 5"
 	"ib_atomic_bw -n 100"
 	"ib_atomic_bw -n 100 -A CMP_AND_SWAP"
 	"ib_atomic_lat -n 100"
@@ -43,7 +43,7 @@ PERFTEST_RUNS=(
 	"ib_write_bw -s 65536 -n 50 -c UC"
 	"ib_send_bw -s 4096 -n 100 -c UC"
 	"ib_send_lat -s 64 -n 100 -c UC"
-	"ib_send_bw -a -n 10 -c UD"
+	"ib_send_bw -a -n 5 -c UD"
 	"ib_send_lat -s 4096 -n 100 -c UD"
 	# completion events instead of polling (perftest: not for WRITE)
 	"ib_send_bw -s 65536 -n 50 -e"
