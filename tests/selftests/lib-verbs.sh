@@ -12,23 +12,9 @@
 #                     they were proven before tbrdma had a data path
 # Both put the IPv4-mapped GID of 127.0.0.1 at index TBR_TEST_GID (1).
 #
-# The environment of run-vm.sh does not reach the guest. To set TBR_TEST_DEV
-# (or the TBR_INTEGRITY_* knobs of 120-integrity.sh) for a run, either
-#  - run wrappers from a directory of your own, e.g. /var/tmp/rxe/100-x.sh:
-#        # timeout: 400
-#        export TBR_TEST_DEV=r0
-#        exec bash "$TBRDMA_ROOT/tests/selftests/100-pingpong.sh"
-#    with TBRDMA_SELFTEST_DIR=/var/tmp/rxe tests/vm/run-vm.sh, or
-#  - write the assignments to tests/selftests/.test-env (sourced here), and
-#    delete it after the run: never commit it, and mind that it changes
-#    every run from this tree, other people's included.
+# Settings from tests/selftests/.test-env, if any, came in with lib.sh.
 # shellcheck shell=bash
 
-if [[ -f $TBRDMA_ROOT/tests/selftests/.test-env ]]; then
-	# shellcheck disable=SC1091
-	source "$TBRDMA_ROOT/tests/selftests/.test-env"
-	echo "lib-verbs: settings from tests/selftests/.test-env: $(tr '\n' ' ' <"$TBRDMA_ROOT/tests/selftests/.test-env")"
-fi
 TBR_TEST_DEV=${TBR_TEST_DEV:-tbrlo0}
 TBR_TEST_GID=${TBR_TEST_GID:-1}
 TBR_PROGS=$TBRDMA_ROOT/tests/progs

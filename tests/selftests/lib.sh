@@ -8,6 +8,24 @@ set -euo pipefail
 : "${TBRDMA_ROOT:?run selftests through tests/vm/run-vm.sh}"
 : "${TBRDMA_OUT:=$(mktemp -d)}"
 
+# The environment of run-vm.sh does not reach the guest. To set a test's
+# knobs (TBR_TEST_DEV, TBR_INTEGRITY_*, TBR_LIMITS_KINDS, ...) for a run,
+# either
+#  - run wrappers from a directory of your own, e.g. /var/tmp/rxe/100-x.sh:
+#        # timeout: 400
+#        export TBR_TEST_DEV=r0
+#        exec bash "$TBRDMA_ROOT/tests/selftests/100-pingpong.sh"
+#    with TBRDMA_SELFTEST_DIR=/var/tmp/rxe tests/vm/run-vm.sh, or
+#  - write the assignments to tests/selftests/.test-env (sourced here), and
+#    delete it after the run: never commit it, and mind that it changes
+#    every run from this tree, other people's included (make check-debug
+#    writes one in its own copy of the tree).
+if [[ -f $TBRDMA_ROOT/tests/selftests/.test-env ]]; then
+	# shellcheck disable=SC1091
+	source "$TBRDMA_ROOT/tests/selftests/.test-env"
+	echo "lib: settings from tests/selftests/.test-env: $(tr '\n' ' ' <"$TBRDMA_ROOT/tests/selftests/.test-env")"
+fi
+
 skip() { echo "SKIP: $*"; exit 4; }   # the runner shows the last "SKIP:" line
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
