@@ -169,16 +169,9 @@ static void tbr_req_advance(struct tbr_qp *qp)
 
 		if (!e->done)
 			break;
-		/*
-		 * The slot is free before its completion shows: a poller
-		 * that sees the CQE may post again at once (perftest's
-		 * latency tests do, with an SQ of one).
-		 */
-		tbr_queue_consume(&qp->sq);
-		if (e->status != IB_WC_SUCCESS || e->signaled || qp->sq_sig_all)
-			tbr_tx_complete(qp, e->wr_id, e->opcode, e->status,
-					e->status == IB_WC_SUCCESS ?
-					e->length : 0);
+		tbr_tx_retire(qp, e->wr_id, e->opcode, e->status,
+			      e->status == IB_WC_SUCCESS ? e->length : 0,
+			      e->signaled);
 		tbr_sgl_put(&e->local);
 		rq->head++;
 		progress = true;
@@ -574,10 +567,9 @@ static void tbr_req_flush(struct tbr_qp *qp)
 	while (tbr_req_count(rq)) {
 		struct tbr_inflight *e = tbr_req_at(rq, rq->head);
 
-		tbr_queue_consume(&qp->sq);	/* before the CQE, as above */
-		tbr_tx_complete(qp, e->wr_id, e->opcode,
-				e->done && e->status != IB_WC_SUCCESS ?
-				e->status : IB_WC_WR_FLUSH_ERR, 0);
+		tbr_tx_retire(qp, e->wr_id, e->opcode,
+			      e->done && e->status != IB_WC_SUCCESS ?
+			      e->status : IB_WC_WR_FLUSH_ERR, 0, true);
 		tbr_sgl_put(&e->local);
 		rq->head++;
 	}

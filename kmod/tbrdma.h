@@ -370,8 +370,8 @@ void tbr_tx_init(struct tbr_qp *qp);
 void tbr_tx_kick(struct tbr_qp *qp);
 void tbr_tx_schedule(struct tbr_qp *qp);
 void tbr_tx_stop(struct tbr_qp *qp);
-void tbr_tx_complete(struct tbr_qp *qp, u64 wr_id, u32 opcode,
-		     enum ib_wc_status status, u32 byte_len);
+void tbr_tx_retire(struct tbr_qp *qp, u64 wr_id, u32 opcode,
+		   enum ib_wc_status status, u32 byte_len, bool signaled);
 void tbr_tx_fail(struct tbr_qp *qp);
 void tbr_tx_flush_one(struct tbr_qp *qp);
 void tbr_tx_sq_drained(struct tbr_qp *qp);

@@ -219,8 +219,15 @@ static int tbr_tx_execute(struct tbr_qp *qp, struct tbrdma_send_wqe *wqe,
 	return status;
 }
 
-void tbr_tx_complete(struct tbr_qp *qp, u64 wr_id, u32 opcode,
-		     enum ib_wc_status status, u32 byte_len)
+/*
+ * The SQ's oldest WQE is done: free its slot, then write its completion
+ * (an error always, a success if the WQE or the QP asked for one).  In
+ * that order: a poller that sees the CQE may post again at once (perftest's
+ * latency tests and the pingpongs run a one-slot SQ).  The caller passes
+ * what it needs of the WQE, which user space may now overwrite.
+ */
+void tbr_tx_retire(struct tbr_qp *qp, u64 wr_id, u32 opcode,
+		   enum ib_wc_status status, u32 byte_len, bool signaled)
 {
 	struct tbrdma_cqe cqe = {
 		.wr_id = wr_id,
@@ -230,6 +237,9 @@ void tbr_tx_complete(struct tbr_qp *qp, u64 wr_id, u32 opcode,
 		.qp_num = qp->ibqp.qp_num,
 	};
 
+	tbr_queue_consume(&qp->sq);
+	if (status == IB_WC_SUCCESS && !signaled && !qp->sq_sig_all)
+		return;
 	if (tbr_cq_post(tbr_qp_scq(qp), &cqe, qp, false))
 		tbr_qp_set_error(qp);	/* CQ overrun */
 }
@@ -268,12 +278,9 @@ static bool tbr_tx_rnr(struct tbr_qp *qp)
 void tbr_tx_flush_one(struct tbr_qp *qp)
 {
 	struct tbrdma_send_wqe *slot = tbr_queue_slot(&qp->sq, qp->sq.kidx);
-	u64 wr_id = READ_ONCE(slot->wr_id);
-	u32 opcode = READ_ONCE(slot->opcode);
 
-	/* Free the slot before its CQE shows: the poller may post at once. */
-	tbr_queue_consume(&qp->sq);
-	tbr_tx_complete(qp, wr_id, opcode, IB_WC_WR_FLUSH_ERR, 0);
+	tbr_tx_retire(qp, READ_ONCE(slot->wr_id), READ_ONCE(slot->opcode),
+		      IB_WC_WR_FLUSH_ERR, 0, true);
 }
 
 void tbr_tx_sq_drained(struct tbr_qp *qp)
@@ -360,12 +367,8 @@ static void tbr_tx_process(struct tbr_qp *qp)
 			status = IB_WC_RNR_RETRY_EXC_ERR;
 		}
 		qp->rnr_left = qp->rnr_retry;
-		/* The slot is free before its CQE shows (we act on a copy). */
-		tbr_queue_consume(&qp->sq);
-		if (status != IB_WC_SUCCESS || qp->sq_sig_all ||
-		    (wqe->send_flags & TBRDMA_WQE_SIGNALED))
-			tbr_tx_complete(qp, wqe->wr_id, wqe->opcode, status,
-					byte_len);
+		tbr_tx_retire(qp, wqe->wr_id, wqe->opcode, status, byte_len,
+			      wqe->send_flags & TBRDMA_WQE_SIGNALED);
 		if (status != IB_WC_SUCCESS)
 			tbr_tx_fail(qp);
 		cond_resched();
