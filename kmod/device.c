@@ -148,11 +148,6 @@ static int tbr_dev_check_netdev(struct tbr_dev *tdev, struct net_device *ndev)
 }
 
 /*
- * Create and register a device on @ndev.  @name may be a pattern such as
- * "tbrlo%d".  The caller keeps its own reference to @ndev; the device takes
- * one of its own for as long as it exists.
- */
-/*
  * xa_init_flags() gives every xarray set up in one file the same lockdep
  * class.  The QP and AH tables are locked from softirq (frames arrive),
  * the MR table only from process context: as one class, lockdep reports
@@ -167,6 +162,11 @@ static void tbr_xa_lock_classes(struct tbr_dev *tdev)
 	lockdep_set_class(&tdev->ah_xa.xa_lock, &ah_key);
 }
 
+/*
+ * Create and register a device on @ndev.  @name may be a pattern such as
+ * "tbrlo%d".  The caller keeps its own reference to @ndev; the device takes
+ * one of its own for as long as it exists.
+ */
 int tbr_dev_add(const char *name, struct net_device *ndev)
 {
 	struct tbr_dev *tdev;
