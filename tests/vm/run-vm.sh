@@ -11,7 +11,7 @@ usage: tests/vm/run-vm.sh [options] [TEST|GLOB...]
   TEST|GLOB           selftest file names in the selftest dir, e.g. 00-guest-sanity.sh
                       or '1*' (default: every *.sh except lib*.sh, sorted)
   --kver KVER         kernel under /boot and /lib/modules (default 6.1.0-56-amd64)
-  --timeout SECS      whole-run timeout, boot included (default 1500)
+  --timeout SECS      whole-run timeout, boot included (default 2700)
   --test-timeout SECS default per-test timeout (default 300; a '# timeout: N'
                       line in a test file overrides it)
   --append ARGS       extra kernel command line, e.g. 'loglevel=7'
@@ -30,7 +30,7 @@ die() { echo "run-vm: $*" >&2; exit 2; }
 here=$(cd "$(dirname "$0")" && pwd -P)
 repo=$(cd "$here/../.." && pwd -P)
 kver=${TBRDMA_KVER:-6.1.0-56-amd64}
-run_timeout=${TBRDMA_VM_TIMEOUT:-1500}
+run_timeout=${TBRDMA_VM_TIMEOUT:-2700}
 test_timeout=${TBRDMA_TEST_TIMEOUT:-300}
 append=""
 bzimage=0
