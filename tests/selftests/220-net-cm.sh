@@ -13,7 +13,9 @@ net_two_hosts 9000
 
 # cm_pair NAME PORT 'SERVER CMD' 'CLIENT CMD' — the server in host A, the
 # client in host B once the server's RDMA CM listener is bound to PORT.
-cm_pair() {
+cm_pair() { perftest_retry cm_pair_once "$@"; }
+
+cm_pair_once() {
 	local name=$1 port=$2 spid rc=0 src=0
 	shift
 	# shellcheck disable=SC2086
