@@ -28,17 +28,20 @@ faults=(
 # at once, and the kernel's CM cancels a DREQ's retries when its ID is
 # destroyed.  The server would then wait for a next ping for ever.  That
 # is the connection's teardown, not its data: so once the client has
-# passed, the server gets 15 s, and otherwise passes if it served all 30
-# pings (-v prints each one) -- under a fault that loses frames (LOSSY=1);
+# passed, the server gets 15 s, and otherwise passes if it served every
+# ping (-v prints each one) -- under a fault that loses frames (LOSSY=1);
 # where netem loses nothing, a missed disconnect is our bug and fails.
 # rping_pair PORT LOSSY
 rping_pair() {
 	local port=$(($1 + 1000)) slog=$TBRDMA_OUT/rping-$1.server.log spid served
-	timeout 120 rping -s -v -a "$NET_IP_A" -p $port -C 30 -S 20000 -V >"$slog" 2>&1 &
+	local pings=30 args
+	args="-a $NET_IP_A -p $port -C $pings -S 20000 -V"
+	# shellcheck disable=SC2086  # args is a word list on purpose
+	timeout 120 rping -s -v $args >"$slog" 2>&1 &
 	spid=$!
 	wait_cm_listen $port 30 || echo "   no rping listener yet"
-	if ! net_b timeout 120 rping -c -a "$NET_IP_A" -p $port -C 30 -S 20000 -V \
-		>"$TBRDMA_OUT/rping-$1.client.log" 2>&1; then
+	# shellcheck disable=SC2086
+	if ! net_b timeout 120 rping -c $args >"$TBRDMA_OUT/rping-$1.client.log" 2>&1; then
 		echo "   rping client failed: $(tail -n 3 "$TBRDMA_OUT/rping-$1.client.log")"
 		wait $spid
 		return 1
@@ -52,7 +55,7 @@ rping_pair() {
 	wait $spid
 	served=$(grep -c '^server ping data: ' "$slog")
 	echo "   rping server: served $served pings, then saw no disconnect (DREQ lost?)"
-	((served == 30 && $2))
+	((served == pings && $2))
 }
 
 failed=()
