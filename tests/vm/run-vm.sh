@@ -19,8 +19,10 @@ usage: tests/vm/run-vm.sh [options] [TEST|GLOB...]
   --kernel-dir DIR    boot a kernel we built (tests/debug-kernel/build.sh prints
                       DIR): DIR/bzImage, modules from DIR/root/lib/modules
   --timeout-scale N   multiply every per-test timeout by N (slow debug kernels)
+  --boot-timeout SECS the guest must be up by then, or it is booted once more
+                      (default 150 times the --timeout-scale)
 env: TBRDMA_SELFTEST_DIR (default <repo>/tests/selftests), TBRDMA_KVER,
-     TBRDMA_VM_TIMEOUT, TBRDMA_TEST_TIMEOUT
+     TBRDMA_VM_TIMEOUT, TBRDMA_TEST_TIMEOUT, TBRDMA_VM_BOOT_TIMEOUT
 exit: 0 all passed/skipped and dmesg clean, 1 test failure or dirty dmesg,
       2 usage/setup error, 3 guest crashed or timed out, 130/143 interrupted
 EOF
@@ -36,6 +38,7 @@ append=""
 bzimage=0
 kdir=""
 scale=1
+boot_timeout=${TBRDMA_VM_BOOT_TIMEOUT:-}
 pats=()
 while [[ $# -gt 0 ]]; do
 	case $1 in
@@ -46,6 +49,7 @@ while [[ $# -gt 0 ]]; do
 	--bzimage) bzimage=1; shift ;;
 	--kernel-dir) kdir=${2:?}; shift 2 ;;
 	--timeout-scale) scale=${2:?}; shift 2 ;;
+	--boot-timeout) boot_timeout=${2:?}; shift 2 ;;
 	-h | --help) usage; exit 0 ;;
 	--) shift; pats+=("$@"); break ;;
 	-*) usage >&2; exit 2 ;;
@@ -54,6 +58,8 @@ while [[ $# -gt 0 ]]; do
 done
 [[ $run_timeout =~ ^[0-9]+$ && $test_timeout =~ ^[0-9]+$ ]] || die "timeouts must be whole seconds"
 [[ $scale =~ ^[1-9][0-9]*$ ]] || die "--timeout-scale must be a whole number >= 1"
+boot_timeout=${boot_timeout:-$((150 * scale))}
+[[ $boot_timeout =~ ^[1-9][0-9]*$ ]] || die "--boot-timeout must be whole seconds"
 modroot=/
 if [[ -n $kdir ]]; then
 	kdir=$(realpath -e "$kdir") || die "no kernel dir $kdir"
@@ -126,13 +132,37 @@ qemu=(
 )
 
 qpid="" timer="" stream=""
-cleanup() {
+stop_qemu() {
 	# qemu holds nothing worth flushing (results are written through 9p as
 	# they happen), so SIGKILL is fine and cannot be ignored.
 	if [[ -n $qpid ]]; then kill -KILL "$qpid" 2>/dev/null || true; wait "$qpid" 2>/dev/null || true; fi
-	if [[ -n $timer ]]; then kill "$timer" 2>/dev/null || true; wait "$timer" 2>/dev/null || true; fi
 	if [[ -n $stream ]]; then wait "$stream" 2>/dev/null || true; fi  # ends by itself once qemu is gone
-	qpid="" timer="" stream=""
+	qpid="" stream=""
+}
+cleanup() {
+	stop_qemu
+	if [[ -n $timer ]]; then kill "$timer" 2>/dev/null || true; wait "$timer" 2>/dev/null || true; fi
+	timer=""
+}
+start_qemu() {
+	# --pdeathsig: even if this script is SIGKILLed, the kernel kills qemu.
+	setpriv --pdeathsig KILL "${qemu[@]}" </dev/null >"$res/qemu.log" 2>&1 &
+	qpid=$!
+	tail -n +1 -s 0.2 -f --pid="$qpid" "$res/console.log" | sed -u 's/\r$//' &
+	stream=$!
+}
+# True once the guest's runner is up (it writes boot-seconds) or qemu has
+# exited (the results tell why); false if neither happened in time.
+guest_came_up() {
+	local deadline=$((SECONDS + boot_timeout)) state
+	while ((SECONDS < deadline)); do
+		[[ -e $res/boot-seconds ]] && return 0
+		# Exited but not yet reaped is a zombie, which kill -0 still finds.
+		state=$(sed 's/.*) //' "/proc/$qpid/stat" 2>/dev/null) || state=""
+		[[ -n $state && ${state:0:1} != [ZX] ]] || return 0
+		sleep 1
+	done
+	return 1
 }
 trap cleanup EXIT
 trap 'echo "run-vm: interrupted (partial results in $res)" >&2; exit 130' INT
@@ -140,16 +170,27 @@ trap 'exit 143' TERM HUP
 
 echo "run-vm: kernel $kver, ${#tests[@]} test(s), results in $res"
 t0=$SECONDS
-# --pdeathsig: even if this script is SIGKILLed, the kernel kills qemu.
-setpriv --pdeathsig KILL "${qemu[@]}" </dev/null >"$res/qemu.log" 2>&1 &
-qpid=$!
 setpriv --pdeathsig KILL sleep "$run_timeout" &
 timer=$!
-tail -n +1 -s 0.2 -f --pid="$qpid" "$res/console.log" | sed -u 's/\r$//' &
-stream=$!
+start_qemu
+# A guest kernel has been seen to hang before our runner started (the
+# debug kernel under TCG, once: its second CPU never came up).  Nothing of
+# ours has run then, so boot it once more instead of waiting for the
+# whole-run timeout; the first console is kept.
+if ! guest_came_up; then
+	echo "run-vm: guest not up after ${boot_timeout}s, booting it again (first console: $res/console-boot1.log)" >&2
+	stop_qemu
+	mv "$res/console.log" "$res/console-boot1.log"
+	: >"$res/console.log"
+	start_qemu
+	if ! guest_came_up; then
+		echo "run-vm: guest not up after ${boot_timeout}s again, giving up" >&2
+		stop_qemu
+	fi
+fi
 
 done_pid=""
-wait -n -p done_pid "$qpid" "$timer" || true
+[[ -z $qpid ]] || wait -n -p done_pid "$qpid" "$timer" || true
 if [[ $done_pid == "$timer" ]]; then
 	echo "run-vm: whole-run timeout (${run_timeout}s), killing qemu" >&2
 else
