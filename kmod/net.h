@@ -22,6 +22,7 @@
 #define TBR_NET_ACK_EVERY	16	/* the responder ACKs at least this often */
 #define TBR_NET_READ_CHUNK	64	/* READ response frames one request asks for */
 #define TBR_NET_REPLAY		16	/* atomic results kept for duplicates */
+#define TBR_NET_COPYBREAK	256	/* payloads up to this are copied, not paged */
 /*
  * READ requests kept for duplicates: each outstanding request holds a PSN
  * of the requester's frame window, so no more can be outstanding.  A

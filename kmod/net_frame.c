@@ -7,7 +7,11 @@
  * catches what a CRC would (any damage, with 2^-32 chance of a miss).  Where
  * the netdev takes paged buffers (NETIF_F_SG, as veth and thunderbolt-net
  * do) the payload is attached as references to the registered pages and
- * never copied; elsewhere it is copied into the frame.
+ * never copied; elsewhere it is copied into the frame.  A payload of up to
+ * TBR_NET_COPYBREAK bytes is copied too, as NIC drivers do on receive:
+ * copying a few bytes costs less than taking and dropping a page
+ * reference, and a linear frame is cheaper for the receiver to checksum
+ * and copy out.
  */
 #include <linux/etherdevice.h>
 #include <linux/netdevice.h>
@@ -138,7 +142,8 @@ int tbr_net_xmit(struct tbr_dev *tdev, struct tbr_frame *f)
 {
 	struct net_device *ndev = tdev->ndev;
 	unsigned int hdr_len = tbr_wire_hdr_len(f->hdr.opcode, f->hdr.transport);
-	bool paged = f->pay_len && !f->snapshot && (ndev->features & NETIF_F_SG);
+	bool paged = f->pay_len > TBR_NET_COPYBREAK && !f->snapshot &&
+		     (ndev->features & NETIF_F_SG);
 	unsigned int room = LL_RESERVED_SPACE(ndev);
 	struct sk_buff *skb;
 

@@ -512,8 +512,7 @@ static void tbr_req_start(struct tbr_qp *qp, u32 slot)
 	u32 dst_qpn;
 	u8 op;
 
-	/* From here on only our private copy is looked at. */
-	memcpy(wqe, tbr_queue_slot(&qp->sq, slot), qp->sq.slot_size);
+	tbr_tx_copy_wqe(qp, slot, wqe);
 	e->wr_id = wqe->wr_id;
 	e->opcode = wqe->opcode;
 	e->signaled = wqe->send_flags & TBRDMA_WQE_SIGNALED;

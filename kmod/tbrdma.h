@@ -368,6 +368,7 @@ void tbr_rq_flush(struct tbr_qp *qp);
 /* tx.c: the send engine */
 void tbr_tx_init(struct tbr_qp *qp);
 void tbr_tx_kick(struct tbr_qp *qp);
+void tbr_tx_copy_wqe(struct tbr_qp *qp, u32 slot, struct tbrdma_send_wqe *wqe);
 void tbr_tx_schedule(struct tbr_qp *qp);
 void tbr_tx_stop(struct tbr_qp *qp);
 void tbr_tx_retire(struct tbr_qp *qp, u64 wr_id, u32 opcode,

@@ -274,6 +274,28 @@ static bool tbr_tx_rnr(struct tbr_qp *qp)
 	return true;
 }
 
+/*
+ * Copy the WQE in SQ slot @slot to @wqe, the engine's private copy: from
+ * here on only the copy is looked at, so user space cannot change a field
+ * after it was checked.  Only the header and what it says follows (the
+ * SGEs or the inline bytes, at most the rest of the slot) are copied: a
+ * 2-byte send costs a 50-byte copy, not a whole slot of up to 560 bytes.
+ * A WQE claiming more than its slot holds fails its checks on the copy.
+ */
+void tbr_tx_copy_wqe(struct tbr_qp *qp, u32 slot, struct tbrdma_send_wqe *wqe)
+{
+	const struct tbrdma_send_wqe *src = tbr_queue_slot(&qp->sq, slot);
+	u64 room = qp->sq.slot_size - sizeof(*wqe);
+	u64 body;
+
+	memcpy(wqe, src, sizeof(*wqe));
+	if (wqe->send_flags & TBRDMA_WQE_INLINE)
+		body = wqe->inline_len;
+	else
+		body = (u64)wqe->num_sge * sizeof(struct tbrdma_sge);
+	memcpy(wqe + 1, src + 1, min(body, room));
+}
+
 /* Complete every WQE left in the SQ with a flush error (QP in ERR or SQE). */
 void tbr_tx_flush_one(struct tbr_qp *qp)
 {
@@ -355,9 +377,7 @@ static void tbr_tx_process(struct tbr_qp *qp)
 		if (state != IB_QPS_RTS)	/* not yet ready, or draining */
 			break;
 
-		/* From here on only our private copy is looked at. */
-		memcpy(wqe, tbr_queue_slot(&qp->sq, qp->sq.kidx),
-		       qp->sq.slot_size);
+		tbr_tx_copy_wqe(qp, qp->sq.kidx, wqe);
 		byte_len = 0;
 		status = tbr_tx_execute(qp, wqe, &byte_len);
 		tbr_count(qp->tdev, TBR_CNT_TX_OPS, 1);
