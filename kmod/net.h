@@ -68,7 +68,9 @@ struct tbr_net_req {
 	bool blocked;			/* the engine waits for the window to open */
 	bool probing;			/* after a timeout: one frame out, wait for its ACK */
 	bool rnr_wait;			/* RNR NAKed: the engine resends after rnr_timer */
-	struct timer_list timer;	/* retransmission */
+	bool timing;			/* a retransmission deadline is running */
+	unsigned long deadline;		/* jiffies: when it runs out */
+	struct timer_list timer;	/* retransmission; may fire early, see tbr_req_arm() */
 	struct tbr_qp *qp;
 };
 

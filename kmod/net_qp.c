@@ -139,6 +139,7 @@ void tbr_net_qp_start(struct tbr_qp *qp, enum ib_qp_state next)
 		tbr_net_req_drop(&net->req);
 		net->req.head = 0;
 		net->req.tail = 0;
+		net->req.timing = false;
 		spin_unlock_bh(&net->req.lock);
 		tbr_net_cont_drop(net);
 		break;

@@ -149,13 +149,27 @@ static struct tbr_inflight *tbr_req_find(struct tbr_net_req *rq, u32 psn)
 	return NULL;
 }
 
+/*
+ * Start the retransmission deadline again from now.  The timer itself is
+ * moved only when it would fire too late: in a ping-pong every message
+ * starts a deadline and its ACK ends it, and a timer operation for each
+ * (under the timer base's lock, interrupts off) costs more than a timer
+ * that now and then fires early, finds the deadline moved on and waits
+ * for it.  An ACK that leaves nothing outstanding just stops the deadline.
+ */
 static void tbr_req_arm(struct tbr_qp *qp)
 {
+	struct tbr_net_req *rq = &qp->net->req;
 	unsigned long long us = tbr_ack_timeout_us(qp->timeout);
 
-	if (us)
-		mod_timer(&qp->net->req.timer,
-			  jiffies + usecs_to_jiffies(min(us, 60ULL * USEC_PER_SEC)));
+	rq->timing = us != 0;		/* timeout 0: wait for ever */
+	if (!rq->timing)
+		return;
+	rq->deadline = jiffies +
+		       usecs_to_jiffies(min(us, 60ULL * USEC_PER_SEC));
+	if (!timer_pending(&rq->timer) ||
+	    time_before(rq->deadline, rq->timer.expires))
+		mod_timer(&rq->timer, rq->deadline);
 }
 
 /* Complete the WQEs at the head that are done, in order. */
@@ -186,7 +200,7 @@ static void tbr_req_advance(struct tbr_qp *qp)
 		if (tbr_req_count(rq))
 			tbr_req_arm(qp);
 		else
-			del_timer(&rq->timer);
+			rq->timing = false;
 	}
 	if (failed) {
 		tbr_tx_fail(qp);	/* RC: the QP goes to error */
@@ -495,7 +509,7 @@ static u32 tbr_req_transmit(struct tbr_qp *qp, struct tbr_inflight *e, u32 psn)
 
 	if (tbr_psn_before(rq->sent_high, next))
 		rq->sent_high = next;
-	if (!timer_pending(&rq->timer))
+	if (!rq->timing)
 		tbr_req_arm(qp);
 	return next;
 }
@@ -573,6 +587,7 @@ static void tbr_req_flush(struct tbr_qp *qp)
 		rq->head++;
 	}
 	del_timer(&rq->timer);
+	rq->timing = false;
 	rq->send_psn = rq->psn_next;
 }
 
@@ -689,9 +704,14 @@ void tbr_net_req_timeout(struct timer_list *t)
 
 	spin_lock_bh(&rq->lock);
 	state = READ_ONCE(qp->state);
-	if (!tbr_req_count(rq) ||
+	if (!rq->timing || !tbr_req_count(rq) ||
 	    (state != IB_QPS_RTS && state != IB_QPS_SQD))
 		goto out;
+	if (time_before(jiffies, rq->deadline)) {
+		/* Early: armed for frames acknowledged since. */
+		mod_timer(&rq->timer, rq->deadline);
+		goto out;
+	}
 	tbr_count(qp->tdev, TBR_CNT_ACK_TIMEOUTS, 1);
 	e = tbr_req_at(rq, rq->head);
 	if (!rq->retry_left) {
@@ -710,6 +730,7 @@ void tbr_net_req_timeout(struct timer_list *t)
 	 */
 	rq->send_psn = tbr_req_resend_from(rq, e);
 	rq->probing = true;
+	rq->timing = false;	/* the probe starts the next deadline */
 	tbr_tx_schedule(qp);
 out:
 	spin_unlock_bh(&rq->lock);
