@@ -705,8 +705,10 @@ void tbr_net_req_timeout(struct timer_list *t)
 	spin_lock_bh(&rq->lock);
 	state = READ_ONCE(qp->state);
 	if (!rq->timing || !tbr_req_count(rq) ||
-	    (state != IB_QPS_RTS && state != IB_QPS_SQD))
+	    (state != IB_QPS_RTS && state != IB_QPS_SQD)) {
+		rq->timing = false;	/* a transmission starts the next one */
 		goto out;
+	}
 	if (time_before(jiffies, rq->deadline)) {
 		/* Early: armed for frames acknowledged since. */
 		mod_timer(&rq->timer, rq->deadline);
