@@ -28,11 +28,11 @@ uverbs_of() {
 	done
 }
 # grown DEV EXTRA — task_structs left by 100 processes that each asked for
-# a context 1 + EXTRA times on one file.
+# a context 1 + EXTRA times on one file (DEV is $TBR_TEST_DEV).
 grown() {
 	local path t0 t1 i drv=
 	path=$(uverbs_of "$1")
-	[[ $1 == tbr* ]] || drv=rxe
+	! verbs_is_rxe || drv=rxe
 	"$prog" "$path" "$2" $drv | sort | uniq -c | sed 's/^ */# /' >&2
 	sleep 3		# tasks are freed after an RCU grace period
 	t0=$(tasks)
