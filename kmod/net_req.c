@@ -228,9 +228,13 @@ static bool tbr_req_acked(struct tbr_net_req *rq, u32 psn)
 	bool news = false;
 	u32 idx;
 
-	/* Only what we sent can be acknowledged. */
-	if (tbr_psn_before(rq->acked_psn, next) &&
-	    !tbr_psn_before(rq->sent_high, next)) {
+	/*
+	 * Only what we sent can be acknowledged: an ACK beyond it is forged,
+	 * and must not complete a WQE that never left.
+	 */
+	if (tbr_psn_before(rq->sent_high, next))
+		return false;
+	if (tbr_psn_before(rq->acked_psn, next)) {
 		rq->acked_psn = next;
 		news = true;
 		/* Never send again what the responder confirmed. */
