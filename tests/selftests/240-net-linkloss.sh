@@ -11,6 +11,12 @@ source "$(dirname "$0")/lib-net.sh"
 
 require_cmd ibv_rc_pingpong
 net_two_hosts 9000
+# Before the teardown: a process that holds a device open keeps it, and so
+# its netdev, from going away (`rdma link delete` and `ip link del` wait).
+defer 'pkill -KILL -x ibv_rc_pingpong || true'
+
+# DEV has a connected (RTS) QP.
+connected() { rdma resource show qp link "$1"/1 | grep -q ' state RTS '; }
 
 # traffic PORT — a long pingpong in the background; sets SPID and CPID.
 traffic() {
@@ -21,8 +27,15 @@ traffic() {
 	net_b ibv_rc_pingpong -d tbr1 -g "$NET_GID_B" -p "$1" -s 65536 -n 1000000 \
 		"$NET_IP_A" >"$TBRDMA_OUT/long-$1.client.log" 2>&1 &
 	CPID=$!
-	sleep 3
-	kill -0 "$SPID" && kill -0 "$CPID" || fail "traffic did not start"
+	# Not kill -0: a child that has exited passes it until waited for.
+	# The server waits for its client for ever: it must not be left to
+	# hold tbr0 (and so tbv0) when the client failed.
+	if ! wait_for "connected tbr0 && connected tbr1" 30; then
+		kill -9 "$SPID" "$CPID" 2>/dev/null
+		cat "$TBRDMA_OUT"/long-"$1".*.log
+		fail "traffic did not start"
+	fi
+	sleep 2
 }
 
 # gone_within SECS PID... — every PID exits within SECS, with an error.
