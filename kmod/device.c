@@ -42,6 +42,7 @@ static const struct ib_device_ops tbr_dev_ops = {
 	.destroy_cq = tbr_destroy_cq,
 	.destroy_qp = tbr_destroy_qp,
 	.destroy_srq = tbr_destroy_srq,
+	.disassociate_ucontext = tbr_disassociate_ucontext,
 	.device_group = &tbr_dev_attr_group,
 	.get_dev_fw_str = tbr_get_dev_fw_str,
 	.get_dma_mr = tbr_get_dma_mr,

@@ -44,6 +44,9 @@ static int __init tbr_init(void)
 	if (err)
 		goto err_wq;
 	tbr_net_init();		/* frames in, before any device exists */
+	err = tbr_removal_init();
+	if (err)
+		goto err_net;
 
 	rdma_link_register(&tbr_link_ops);
 
@@ -60,6 +63,8 @@ static int __init tbr_init(void)
 
 err_link:
 	rdma_link_unregister(&tbr_link_ops);
+	tbr_removal_exit();
+err_net:
 	tbr_net_exit();
 	tbr_netdev_events_exit();
 err_wq:
@@ -77,6 +82,7 @@ static void __exit tbr_exit(void)
 	rdma_link_unregister(&tbr_link_ops);
 	tbr_tbt_stop();
 	tbr_dev_remove_all();
+	tbr_removal_exit();
 	tbr_net_exit();
 	tbr_netdev_events_exit();
 	destroy_workqueue(tbr_wq);

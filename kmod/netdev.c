@@ -29,23 +29,19 @@ static void tbr_port_event(struct tbr_dev *tdev, enum ib_event_type type)
  * with flush completions instead of each waiting out its retries (a QP
  * with only receives posted would wait for ever).
  */
+static void tbr_fail_if_connected(struct tbr_qp *qp)
+{
+	if (!tbr_qp_is_datagram(qp) &&
+	    READ_ONCE(qp->state) != IB_QPS_RESET &&
+	    READ_ONCE(qp->state) != IB_QPS_INIT) {
+		tbr_qp_event(qp, IB_EVENT_QP_FATAL);
+		tbr_qp_set_error(qp);
+	}
+}
+
 static void tbr_fail_connected_qps(struct tbr_dev *tdev)
 {
-	unsigned long qpn;
-	struct tbr_qp *qp;
-
-	xa_for_each(&tdev->qp_xa, qpn, qp) {
-		qp = tbr_qp_get(tdev, qpn);
-		if (!qp)
-			continue;
-		if (!tbr_qp_is_datagram(qp) &&
-		    READ_ONCE(qp->state) != IB_QPS_RESET &&
-		    READ_ONCE(qp->state) != IB_QPS_INIT) {
-			tbr_qp_event(qp, IB_EVENT_QP_FATAL);
-			tbr_qp_set_error(qp);
-		}
-		tbr_qp_put(qp);
-	}
+	tbr_qp_for_each(tdev, tbr_fail_if_connected);
 }
 
 static int tbr_netdev_event(struct notifier_block *nb, unsigned long event,

@@ -206,6 +206,24 @@ void tbr_qp_put(struct tbr_qp *qp)
 		complete(&qp->released);
 }
 
+/*
+ * Call @fn on every QP of @tdev, each held for the call (@fn may sleep);
+ * one created or destroyed meanwhile may or may not be visited.
+ */
+void tbr_qp_for_each(struct tbr_dev *tdev, void (*fn)(struct tbr_qp *qp))
+{
+	unsigned long qpn;
+	struct tbr_qp *qp;
+
+	xa_for_each(&tdev->qp_xa, qpn, qp) {
+		qp = tbr_qp_get(tdev, qpn);
+		if (!qp)
+			continue;
+		fn(qp);
+		tbr_qp_put(qp);
+	}
+}
+
 void tbr_qp_event(struct tbr_qp *qp, enum ib_event_type type)
 {
 	struct ib_event event = {

@@ -226,6 +226,14 @@ static inline struct tbr_qp *to_tqp(struct ib_qp *ibqp)
 	return container_of(ibqp, struct tbr_qp, ibqp);
 }
 
+/* The user context that created @qp (that of its PD); NULL for a kernel QP. */
+static inline struct ib_ucontext *tbr_qp_ucontext(struct tbr_qp *qp)
+{
+	struct ib_pd *pd = qp->ibqp.pd;
+
+	return pd && pd->uobject ? pd->uobject->context : NULL;
+}
+
 /* UD and the GSI QP send datagrams; RC and UC are connected. */
 static inline bool tbr_qp_is_datagram(const struct tbr_qp *qp)
 {
@@ -280,9 +288,14 @@ void tbr_tbt_stop(void);
 void tbr_tbt_netdev_registered(struct net_device *ndev);
 bool tbr_tbt_is_thunderbolt(struct net_device *ndev);
 
+/* removal.c */
+int tbr_removal_init(void);
+void tbr_removal_exit(void);
+
 /* ucontext.c */
 int tbr_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata);
 void tbr_dealloc_ucontext(struct ib_ucontext *ibuc);
+void tbr_disassociate_ucontext(struct ib_ucontext *ibuc);
 int tbr_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma);
 void tbr_mmap_free(struct rdma_user_mmap_entry *entry);
 
@@ -355,6 +368,7 @@ int tbr_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 int tbr_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
 struct tbr_qp *tbr_qp_get(struct tbr_dev *tdev, u32 qpn);
 void tbr_qp_put(struct tbr_qp *qp);
+void tbr_qp_for_each(struct tbr_dev *tdev, void (*fn)(struct tbr_qp *qp));
 void tbr_qp_set_error(struct tbr_qp *qp);
 void tbr_qp_event(struct tbr_qp *qp, enum ib_event_type type);
 

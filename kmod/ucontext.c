@@ -26,6 +26,21 @@ void tbr_dealloc_ucontext(struct ib_ucontext *ibuc)
 }
 
 /*
+ * The device is going away (netdev deleted, `rdma link delete`, rmmod)
+ * while a process still has it open.  Offering this op lets the core
+ * unregister at once instead of waiting for every such process to exit:
+ * it destroys the context's objects through the usual destroy ops, reports
+ * IB_EVENT_DEVICE_FATAL, calls this, and fails the process's later calls
+ * with EIO.  By then its QPs have flushed their queues (removal.c).
+ * Nothing is left to do here: the queue pages the process still has
+ * mapped carry their own page references (tbr_mmap), so they stay valid
+ * memory the device no longer touches, and no VMA needs zapping.
+ */
+void tbr_disassociate_ucontext(struct ib_ucontext *ibuc)
+{
+}
+
+/*
  * Map one queue.  The offset names an mmap entry of this context, and the
  * core has checked that the length is the entry's; mapping inserts the
  * pages with their own references, so they outlive a destroyed object

@@ -1,8 +1,10 @@
 #!/bin/bash
 # Pulling the cable: with traffic running, the link goes down (both
 # programs must fail promptly, not hang), comes back (new connections
-# work), then the netdev is deleted under traffic (the devices go away,
-# the programs exit, nothing oopses) and everything can be rebuilt.
+# work), then the netdev is deleted under traffic and beside an idle
+# process that holds the device (the deletion does not wait for either,
+# the devices go away, the programs exit, nothing oopses) and everything
+# can be rebuilt.
 # The harness fails the test on any kernel warning.
 # timeout: 300
 source "$(dirname "$0")/lib.sh"
@@ -11,9 +13,9 @@ source "$(dirname "$0")/lib-net.sh"
 
 require_cmd ibv_rc_pingpong
 net_two_hosts 9000
-# Before the teardown: a process that holds a device open keeps it, and so
-# its netdev, from going away (`rdma link delete` and `ip link del` wait).
+# A failed test must not leave its programs behind.
 defer 'pkill -KILL -x ibv_rc_pingpong || true'
+defer 'pkill -KILL -x hold_device || true'
 
 # DEV has an ibv_rc_pingpong QP that is connected (RTS); the core's own
 # GSI QP is always in RTS.
@@ -31,9 +33,8 @@ traffic() {
 	net_b ibv_rc_pingpong -d tbr1 -g "$NET_GID_B" -p "$1" -s 65536 -n 1000000 \
 		"$NET_IP_A" >"$TBRDMA_OUT/long-$1.client.log" 2>&1 &
 	CPID=$!
-	# Not kill -0: a child that has exited passes it until waited for.
-	# (A server left waiting for a failed client is killed by the defer
-	# above, before the teardown.)
+	# Not pid_exited: a client that failed at once would leave the
+	# server waiting, which looks the same as traffic for a while.
 	if ! wait_for "connected tbr0 && connected tbr1" 30; then
 		cat "$TBRDMA_OUT"/long-"$1".*.log
 		fail "traffic did not start"
@@ -46,7 +47,7 @@ gone_within() {
 	local secs=$1 pid rc
 	shift
 	for pid; do
-		if ! wait_for "! kill -0 $pid" "$secs"; then
+		if ! wait_for "pid_exited $pid" "$secs"; then
 			kill -9 "$pid"
 			fail "process $pid still running $secs s after the link loss"
 		fi
@@ -71,10 +72,22 @@ run_pair relink 60 "ibv_rc_pingpong -d tbr0 -g $NET_GID_A -c -p $PORT -s 4096 -n
 	"ip netns exec $NET_NS ibv_rc_pingpong -d tbr1 -g $NET_GID_B -c -p $PORT -s 4096 -n 50 $NET_IP_A" ||
 	fail "pingpong after the link came back"
 
-echo "== netdev deleted under traffic"
+echo "== netdev deleted under traffic and beside an idle holder"
 traffic 18902
-ip link del tbv0
+# Holds tbr0 and never exits by itself: before the driver let the core
+# disassociate contexts, a process like it (a server still waiting for its
+# peer) kept the netdev from going away, and `ip link del` waited for ever.
+"$TBRDMA_ROOT/tests/progs/hold_device" tbr0 >"$TBRDMA_OUT/holder.log" 2>&1 &
+HPID=$!
+wait_for "grep -q ready '$TBRDMA_OUT/holder.log'" 20 ||
+	fail "holder did not open tbr0: $(cat "$TBRDMA_OUT/holder.log")"
+ip link del tbv0 &
+DELPID=$!
+wait_for "pid_exited $DELPID" 30 || fail "ip link del still waiting 30 s later"
+wait "$DELPID" || fail "ip link del failed"
 gone_within 30 "$SPID" "$CPID"
+wait_for "pid_exited $HPID" 20 || fail "holder still running after its device went"
+wait "$HPID" || fail "holder did not see a clean removal: $(cat "$TBRDMA_OUT/holder.log")"
 wait_for "[[ ! -e /sys/class/infiniband/tbr0 && ! -e /sys/class/infiniband/tbr1 ]]" 20 ||
 	fail "devices still there after their netdevs were deleted"
 ip netns del "$NET_NS"

@@ -58,6 +58,15 @@ tbr_insmod() {
 }
 tbr_rmmod() { if [[ -d /sys/module/tbrdma ]]; then rmmod tbrdma; fi; }
 
+# pid_exited PID — PID has exited.  Not just `! kill -0`: a child that has
+# exited but was not waited for yet is a zombie, and kill -0 accepts it.
+pid_exited() {
+	local state
+	kill -0 "$1" 2>/dev/null || return 0
+	state=$(awk '/^State:/ { print $2 }' "/proc/$1/status" 2>/dev/null) || return 0
+	[[ -z $state || $state == Z ]]
+}
+
 # wait_for CMD TIMEOUT_SECS — poll CMD (a string) every 0.1 s until it succeeds.
 wait_for() {
 	local cmd=$1 deadline=$((SECONDS + $2))
