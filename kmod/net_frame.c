@@ -137,6 +137,24 @@ static u32 tbr_frame_csum(const struct tbr_frame *f, unsigned int hdr_len)
 	return (u32)xxh64_digest(&st);
 }
 
+/*
+ * The checksum goes into the skb's copy of the header.  A frame copied
+ * whole is hashed where it now lies, in one pass over contiguous bytes;
+ * one with page fragments is hashed from its pieces.
+ */
+static void tbr_frame_set_csum(struct sk_buff *skb, const struct tbr_frame *f,
+			       unsigned int hdr_len, bool paged)
+{
+	struct tbr_wire_hdr *hdr = (struct tbr_wire_hdr *)skb_network_header(skb);
+	u32 csum;
+
+	if (paged)
+		csum = tbr_frame_csum(f, hdr_len);
+	else
+		csum = (u32)xxh64(hdr, hdr_len + f->pay_len, 0);
+	hdr->csum = cpu_to_be32(csum);
+}
+
 /* Every frame in the protocol goes out here.  Any context. */
 int tbr_net_xmit(struct tbr_dev *tdev, struct tbr_frame *f)
 {
@@ -152,10 +170,8 @@ int tbr_net_xmit(struct tbr_dev *tdev, struct tbr_frame *f)
 		f->pay_len = 0;
 	f->hdr.pay_len = cpu_to_be32(f->pay_len);
 	f->hdr.csum = 0;
-	if (tdev->csum) {
+	if (tdev->csum)
 		f->hdr.flags |= TBR_WF_CSUM;
-		f->hdr.csum = cpu_to_be32(tbr_frame_csum(f, hdr_len));
-	}
 
 	skb = alloc_skb(room + hdr_len + (paged ? 0 : f->pay_len) +
 			ndev->needed_tailroom, GFP_ATOMIC);
@@ -178,6 +194,8 @@ int tbr_net_xmit(struct tbr_dev *tdev, struct tbr_frame *f)
 	}
 	if (!paged && f->pay_len)
 		tbr_frame_copy_payload(skb_put(skb, f->pay_len), f);
+	if (tdev->csum)
+		tbr_frame_set_csum(skb, f, hdr_len, paged);
 
 	skb->dev = ndev;
 	skb->protocol = htons(TBR_ETH_P);
@@ -208,6 +226,10 @@ bool tbr_net_csum_ok(const struct sk_buff *skb, unsigned int len)
 	hdr.csum = 0;
 	xxh64_reset(&st, 0);
 	xxh64_update(&st, &hdr, sizeof(hdr));
+	if (skb_headlen(skb) >= len) {	/* all in one piece: no walk */
+		xxh64_update(&st, skb->data + sizeof(hdr), len - sizeof(hdr));
+		return (u32)xxh64_digest(&st) == want;
+	}
 	skb_prepare_seq_read((struct sk_buff *)skb, sizeof(hdr), len, &seq);
 	while ((n = skb_seq_read(consumed, &data, &seq)) != 0) {
 		xxh64_update(&st, data, n);
