@@ -13,8 +13,8 @@
  * The hook is an ib_client's remove callback: the core calls those while it
  * unregisters the device, in the reverse order of the clients'
  * registration, and this module depends on ib_uverbs (for ib_umem_get), so
- * ours runs before uverbs' disassociates anything.  Kernel consumers' QPs are left to them:
- * their own clients' remove callbacks destroy them.
+ * ours runs before uverbs' disassociates anything.  Kernel consumers' QPs
+ * are left to them: their own clients' remove callbacks destroy them.
  */
 #include <linux/module.h>
 

@@ -5,13 +5,15 @@
  * "ready", then wait for the device to go away under it.
  *
  * When the device is removed (rmmod, netdev deleted, `rdma link delete`)
- * the kernel must not wait for us: we expect IB_EVENT_DEVICE_FATAL, then
- * our posted receive completed with a flush error (a program that only
- * polls its CQ learns it that way), then every destroy and the close to
- * succeed (libibverbs reports the kernel's EIO for a destroy on a removed
- * device as success only with RDMAV_ALLOW_DISASSOC_DESTROY set: we set it,
- * as an application that wants to clean up and carry on would).  Prints one line per step; exits 0 only if all of that held.
- * A test may also just kill it, to check that the kernel cleans up.
+ * the kernel must not wait for us: we expect IB_EVENT_DEVICE_FATAL (after
+ * any port or GID events), our posted receive completed with a flush error
+ * (a program that only polls its CQ learns it that way; the kernel wrote
+ * it before the fatal event), then every destroy and the close to succeed
+ * (libibverbs reports the kernel's EIO for a destroy on a removed device
+ * as success only with RDMAV_ALLOW_DISASSOC_DESTROY set: we set it, as an
+ * application that wants to clean up and carry on would).  Prints one line
+ * per step; exits 0 only if all of that held.  A test may also just kill
+ * it, to check that the kernel cleans up.
  *
  * Usage: hold_device DEV
  */

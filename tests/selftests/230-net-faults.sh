@@ -46,7 +46,7 @@ rping_pair() {
 		wait $spid
 		return 1
 	fi
-	if wait_for "! kill -0 $spid 2>/dev/null" 15; then
+	if wait_for "pid_exited $spid" 15; then
 		wait $spid && return 0
 		echo "   rping server failed: $(grep -v '^server ping data' "$slog" | tail -n 3)"
 		return 1

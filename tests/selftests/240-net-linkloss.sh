@@ -15,7 +15,6 @@ require_cmd ibv_rc_pingpong
 net_two_hosts 9000
 # A failed test must not leave its programs behind.
 defer 'pkill -KILL -x ibv_rc_pingpong || true'
-defer 'pkill -KILL -x hold_device || true'
 
 # DEV has an ibv_rc_pingpong QP that is connected (RTS); the core's own
 # GSI QP is always in RTS.
@@ -77,17 +76,10 @@ traffic 18902
 # Holds tbr0 and never exits by itself: before the driver let the core
 # disassociate contexts, a process like it (a server still waiting for its
 # peer) kept the netdev from going away, and `ip link del` waited for ever.
-"$TBRDMA_ROOT/tests/progs/hold_device" tbr0 >"$TBRDMA_OUT/holder.log" 2>&1 &
-HPID=$!
-wait_for "grep -q ready '$TBRDMA_OUT/holder.log'" 20 ||
-	fail "holder did not open tbr0: $(cat "$TBRDMA_OUT/holder.log")"
-ip link del tbv0 &
-DELPID=$!
-wait_for "pid_exited $DELPID" 30 || fail "ip link del still waiting 30 s later"
-wait "$DELPID" || fail "ip link del failed"
+holder_start holder tbr0 20
+finishes_within 30 ip link del tbv0
 gone_within 30 "$SPID" "$CPID"
-wait_for "pid_exited $HPID" 20 || fail "holder still running after its device went"
-wait "$HPID" || fail "holder did not see a clean removal: $(cat "$TBRDMA_OUT/holder.log")"
+holder_done holder
 wait_for "[[ ! -e /sys/class/infiniband/tbr0 && ! -e /sys/class/infiniband/tbr1 ]]" 20 ||
 	fail "devices still there after their netdevs were deleted"
 ip netns del "$NET_NS"

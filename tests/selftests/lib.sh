@@ -79,6 +79,39 @@ wait_for() {
 	done
 }
 
+# finishes_within SECS CMD... — run CMD in the background; fail the test
+# unless it ends, successfully, within SECS (for a command that might wait
+# for ever: only a deadline tells).
+finishes_within() {
+	local secs=$1 pid
+	shift
+	"$@" &
+	pid=$!
+	wait_for "pid_exited $pid" "$secs" || fail "'$*' still waiting $secs s later"
+	wait "$pid" || fail "'$*' failed"
+}
+
+# holder_start NAME DEV SECS — run tests/progs/hold_device on DEV (through
+# the provider RDMAV_DRIVERS names), its output in $TBRDMA_OUT/NAME.out;
+# fail unless it holds the device within SECS.  Sets HOLDER to its pid.
+holder_start() {
+	"$TBRDMA_ROOT/tests/progs/hold_device" "$2" >"$TBRDMA_OUT/$1.out" 2>&1 &
+	HOLDER=$!
+	defer "kill -KILL $HOLDER 2>/dev/null || true"
+	wait_for "grep -q ready '$TBRDMA_OUT/$1.out'" "$3" ||
+		fail "$1 did not open $2: $(cat "$TBRDMA_OUT/$1.out")"
+}
+
+# holder_done NAME — HOLDER's device was removed: it must exit within 20 s
+# and report a clean removal (hold_device.c says what that means).
+holder_done() {
+	local rc=0
+	wait_for "pid_exited $HOLDER" 20 || fail "$1 still running: $(cat "$TBRDMA_OUT/$1.out")"
+	wait "$HOLDER" || rc=$?
+	sed 's/^/   /' "$TBRDMA_OUT/$1.out"
+	((rc == 0)) || fail "$1 did not see a clean removal (exit $rc)"
+}
+
 # expect_output CMD PATTERN — run CMD (a string), show its output, fail the
 # test unless the output matches the extended regex PATTERN.
 expect_output() {
