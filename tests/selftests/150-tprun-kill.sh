@@ -28,19 +28,6 @@ wait_grep() {
 	return 1
 }
 
-# wait_exit SECS PID... — until every PID has exited; 1 if any is left.
-wait_exit() {
-	local deadline=$((SECONDS + $1)) p alive
-	shift
-	while :; do
-		alive=0
-		for p; do kill -0 "$p" 2>/dev/null && alive=1; done
-		((alive)) || return 0
-		((SECONDS < deadline)) || return 1
-		sleep 0.1
-	done
-}
-
 ms() { local t; read -r t _ </proc/uptime; echo $((10#${t/./} * 10)); }
 
 echo "== 3 ranks started one by one, rank 1 killed"
@@ -59,7 +46,7 @@ done
 sleep 1
 t0=$(ms)
 kill -9 "${pids[1]}"
-wait_exit 10 "${pids[0]}" "${pids[2]}" || fail "ranks 0 and 2 still run 10 s after rank 1 died"
+wait_for "pid_exited ${pids[0]} && pid_exited ${pids[2]}" 10 || fail "ranks 0 and 2 still run 10 s after rank 1 died"
 t1=$(ms)
 rc0=0 rc2=0
 wait "${pids[0]}" || rc0=$?
@@ -82,7 +69,7 @@ mapfile -t children < <(pgrep -P "$lpid")
 ((${#children[@]} == 3)) || fail "expected 3 rank processes, found ${children[*]}"
 t0=$(ms)
 kill -9 "${children[2]}"
-wait_exit 10 "$lpid" || fail "tprun --local still runs 10 s after a rank died"
+wait_for "pid_exited $lpid" 10 || fail "tprun --local still runs 10 s after a rank died"
 t1=$(ms)
 rc=0
 wait "$lpid" || rc=$?

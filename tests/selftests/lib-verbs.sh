@@ -79,7 +79,7 @@ wait_listen() {
 				[[ $l == *"$hex" && $st == 0A ]] && return 0
 			done <"$f"
 		done
-		[[ -z $pid ]] || kill -0 "$pid" 2>/dev/null || return 1
+		[[ -z $pid ]] || ! pid_exited "$pid" || return 1
 		sleep 0.05
 	done
 	return 1
