@@ -68,8 +68,11 @@ struct tbr_xfer;
 struct tbr_net_qp;
 struct tbr_net_tomb;
 
+struct tbr_doorbell;
+
 struct tbr_ucontext {
 	struct ib_ucontext ibuc;
+	struct tbr_doorbell *doorbell;	/* its doorbell file's state, or NULL */
 };
 
 struct tbr_pd {
@@ -291,6 +294,10 @@ bool tbr_tbt_is_thunderbolt(struct net_device *ndev);
 /* removal.c */
 int tbr_removal_init(void);
 void tbr_removal_exit(void);
+
+/* doorbell.c */
+struct file *tbr_doorbell_create(struct tbr_ucontext *uctx);
+void tbr_doorbell_detach(struct tbr_ucontext *uctx);
 
 /* ucontext.c */
 int tbr_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata);

@@ -1,28 +1,89 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * User contexts: one per process that opens the device.  The response
- * tells the provider which ABI and mode it is talking to; mmap() on the
- * uverbs file maps the context's queues.
+ * tells the provider which ABI and mode it is talking to, and carries the
+ * doorbell file it asked for (doorbell.c); mmap() on the uverbs file maps
+ * the context's queues.
  */
+#include <linux/file.h>
 #include <linux/mm.h>
 #include <linux/vmalloc.h>
 
 #include "tbrdma.h"
 
+/* The request is optional; what it asks for must be known. */
+static int tbr_ucontext_req(struct ib_udata *udata,
+			    struct tbrdma_alloc_ucontext_req *req)
+{
+	size_t len = min(udata->inlen, sizeof(*req));
+
+	memset(req, 0, sizeof(*req));
+	if (len && ib_copy_from_udata(req, udata, len))
+		return -EFAULT;
+	if (udata->inlen > sizeof(*req) &&
+	    !ib_is_udata_cleared(udata, sizeof(*req),
+				 udata->inlen - sizeof(*req)))
+		return -EOPNOTSUPP;
+	if (req->flags & ~TBRDMA_UCTX_DOORBELL_FD || req->reserved)
+		return -EOPNOTSUPP;
+	return 0;
+}
+
 int tbr_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 {
+	struct tbr_ucontext *uctx = container_of(ibuc, struct tbr_ucontext,
+						 ibuc);
 	struct tbr_dev *tdev = to_tdev(ibuc->device);
 	struct tbrdma_alloc_ucontext_resp resp = {
 		.abi_version = TBRDMA_UVERBS_ABI_VERSION,
 		.mode = tdev->mode,
+		.doorbell_fd = -1,
 	};
+	struct tbrdma_alloc_ucontext_req req;
+	struct file *doorbell = NULL;
+	int err;
 
-	return tbr_respond(udata, &resp, sizeof(resp));
+	err = tbr_ucontext_req(udata, &req);
+	if (err)
+		return err;
+	/*
+	 * Only for a caller that can learn the descriptor.  Without one
+	 * (no descriptor left, say) the provider rings through uverbs.
+	 */
+	if ((req.flags & TBRDMA_UCTX_DOORBELL_FD) &&
+	    udata->outlen >= offsetofend(typeof(resp), doorbell_fd)) {
+		resp.doorbell_fd = get_unused_fd_flags(O_CLOEXEC);
+		if (resp.doorbell_fd >= 0) {
+			doorbell = tbr_doorbell_create(uctx);
+			if (IS_ERR(doorbell)) {
+				put_unused_fd(resp.doorbell_fd);
+				resp.doorbell_fd = -1;
+				doorbell = NULL;
+			} else {
+				resp.flags |= TBRDMA_UCTX_DOORBELL_FD;
+			}
+		}
+	}
+
+	err = tbr_respond(udata, &resp, sizeof(resp));
+	if (err) {
+		if (doorbell) {
+			tbr_doorbell_detach(uctx);
+			fput(doorbell);
+			put_unused_fd(resp.doorbell_fd);
+		}
+		return err;
+	}
+	/* Nothing fails after this: the core always keeps the context. */
+	if (doorbell)
+		fd_install(resp.doorbell_fd, doorbell);
+	return 0;
 }
 
-/* Required by uverbs to offer contexts at all; queues are freed with their objects. */
+/* Queues are freed with their objects; only the doorbell is left. */
 void tbr_dealloc_ucontext(struct ib_ucontext *ibuc)
 {
+	tbr_doorbell_detach(container_of(ibuc, struct tbr_ucontext, ibuc));
 }
 
 /*

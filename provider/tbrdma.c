@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "match.h"
 #include "tbrdma.h"
@@ -52,8 +53,10 @@ static struct verbs_context *tbrdma_alloc_context(struct ibv_device *ibdev,
 						  int cmd_fd,
 						  void *private_data)
 {
+	struct tbrdma_cmd_get_context cmd = {
+		.drv.flags = TBRDMA_UCTX_DOORBELL_FD,
+	};
 	struct tbrdma_cmd_get_context_resp resp = {};
-	struct ibv_get_context cmd = {};
 	struct tbrdma_context *ctx;
 	int ret;
 
@@ -71,10 +74,13 @@ static struct verbs_context *tbrdma_alloc_context(struct ibv_device *ibdev,
 	if (!ctx)
 		return NULL;
 
-	ret = ibv_cmd_get_context(&ctx->ibv_ctx, &cmd, sizeof(cmd),
+	ctx->doorbell_fd = -1;
+	ret = ibv_cmd_get_context(&ctx->ibv_ctx, &cmd.ibv_cmd, sizeof(cmd),
 				  &resp.ibv_resp, sizeof(resp));
 	if (ret)
 		goto err;
+	if (resp.drv.flags & TBRDMA_UCTX_DOORBELL_FD)
+		ctx->doorbell_fd = resp.drv.doorbell_fd;
 
 	/* The sysfs attribute was already checked, but a module reloaded
 	 * in between, or one that sends no driver data (abi_version 0),
@@ -100,6 +106,8 @@ static struct verbs_context *tbrdma_alloc_context(struct ibv_device *ibdev,
 	return &ctx->ibv_ctx;
 
 err:
+	if (ctx->doorbell_fd >= 0)
+		close(ctx->doorbell_fd);
 	verbs_uninit_context(&ctx->ibv_ctx);	/* also closes cmd_fd */
 	free(ctx);
 	errno = ret;
@@ -110,6 +118,8 @@ static void tbrdma_free_context(struct ibv_context *ibctx)
 {
 	struct tbrdma_context *ctx = to_tctx(ibctx);
 
+	if (ctx->doorbell_fd >= 0)
+		close(ctx->doorbell_fd);
 	verbs_uninit_context(&ctx->ibv_ctx);
 	free(ctx);
 }

@@ -26,6 +26,7 @@ struct tbrdma_device {
 struct tbrdma_context {
 	struct verbs_context ibv_ctx;
 	enum tbrdma_mode mode;		/* from GET_CONTEXT; loopback or netdev */
+	int doorbell_fd;		/* from GET_CONTEXT; -1: ring via uverbs */
 };
 
 struct tbrdma_pd {
@@ -134,6 +135,11 @@ static inline struct tbrdma_ah *to_tah(struct ibv_ah *ibah)
  * driver data (the kernel's udata->outbuf) right behind it.  The asserts
  * make sure the compiler adds no padding in between or after.
  */
+struct tbrdma_cmd_get_context {
+	struct ibv_get_context ibv_cmd;
+	struct tbrdma_alloc_ucontext_req drv;
+};
+
 struct tbrdma_cmd_get_context_resp {
 	struct ib_uverbs_get_context_resp ibv_resp;
 	struct tbrdma_alloc_ucontext_resp drv;
@@ -144,6 +150,9 @@ struct tbrdma_cmd_alloc_pd_resp {
 	struct tbrdma_alloc_pd_resp drv;
 };
 
+_Static_assert(offsetof(struct tbrdma_cmd_get_context, drv) ==
+		       sizeof(struct ibv_get_context),
+	       "GET_CONTEXT driver data must follow the core request");
 _Static_assert(offsetof(struct tbrdma_cmd_get_context_resp, drv) ==
 		       sizeof(struct ib_uverbs_get_context_resp),
 	       "GET_CONTEXT driver data must follow the core response");

@@ -15,6 +15,7 @@
 #ifndef TBRDMA_ABI_H
 #define TBRDMA_ABI_H
 
+#include <linux/ioctl.h>
 #include <linux/types.h>
 
 #define TBRDMA_UVERBS_ABI_VERSION	2
@@ -39,10 +40,36 @@ enum tbrdma_mode {
 #define TBRDMA_MODE_LOOPBACK_NAME	"loopback"
 #define TBRDMA_MODE_NETDEV_NAME		"netdev"
 
-/* Driver data of IB_USER_VERBS_CMD_GET_CONTEXT (no request data). */
+/*
+ * Driver data of IB_USER_VERBS_CMD_GET_CONTEXT.  The request is optional
+ * (a provider that sends none gets no doorbell file).
+ */
+struct tbrdma_alloc_ucontext_req {
+	__u32 flags;		/* TBRDMA_UCTX_*: what the provider asks for */
+	__u32 reserved;		/* 0 */
+};
+
+/*
+ * Ask for (request) and got (response) a doorbell file: a file descriptor,
+ * close-on-exec, installed in the calling process, on which
+ * ioctl(fd, TBRDMA_IOCTL_SQ_DOORBELL, qp_num) does what a POST_SEND with
+ * no work requests does on the uverbs file, for a QP of this context,
+ * without the uverbs command parser (a few microseconds per message).
+ * The provider closes it with the context.  Errors: EINVAL for a QP
+ * number that is not one of this context's QPs, EIO once the context is
+ * gone (device removed), ENOTTY for any other request, EACCES when used
+ * with other credentials than it was created with (as uverbs does).
+ */
+#define TBRDMA_UCTX_DOORBELL_FD		(1U << 0)
+
+#define TBRDMA_IOCTL_MAGIC		0xdb
+#define TBRDMA_IOCTL_SQ_DOORBELL	_IO(TBRDMA_IOCTL_MAGIC, 1)
+
 struct tbrdma_alloc_ucontext_resp {
 	__u32 abi_version;	/* TBRDMA_UVERBS_ABI_VERSION */
 	__u32 mode;		/* enum tbrdma_mode */
+	__u32 flags;		/* TBRDMA_UCTX_*: what was granted */
+	__s32 doorbell_fd;	/* with TBRDMA_UCTX_DOORBELL_FD; else -1 */
 };
 
 /* Driver data of IB_USER_VERBS_CMD_ALLOC_PD (no request data). */

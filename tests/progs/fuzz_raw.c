@@ -12,7 +12,9 @@
  *  - ioctl(RDMA_VERBS_IOCTL) with random objects, methods and attributes
  *    (all but GET_CONTEXT, which leaks in the core: see cmd_ioctl());
  *  - mmap() of ring offsets the kernel handed out and of made-up ones,
- *    writes into what got mapped, doorbells on raw QPs;
+ *    writes into what got mapped, doorbells on raw QPs (POST_SEND with
+ *    no WRs, and the doorbell file's ioctl with QP numbers we got, made
+ *    up or too wide, and other requests);
  *  - closing the file with everything alive, then reopening.
  *
  * Pointers handed to the kernel always point into our scratch area (which
@@ -60,6 +62,9 @@ struct rstate {
 	void *map[NMAP];
 	size_t maplen[NMAP];
 	uint32_t last_out;	/* out bytes the last command allowed */
+	int doorbell_fd;	/* the context's doorbell file, or -1 */
+	uint32_t qpn[NHANDLE];	/* QP numbers CREATE_QP answered */
+	uint32_t nqpn;
 };
 
 static uint64_t resp_ptr(struct rstate *s)
@@ -209,14 +214,26 @@ static void get_context(struct rstate *s, bool proper)
 
 	memset(s->scratch, 0, 64);
 	if (proper) {
+		const struct tbrdma_alloc_ucontext_resp *drv = (const void *)(resp + 1);
 		struct {
 			struct ib_uverbs_cmd_hdr h;
 			struct ib_uverbs_get_context c;
+			struct tbrdma_alloc_ucontext_req req;
 		} cmd = { { IB_USER_VERBS_CMD_GET_CONTEXT, sizeof(cmd) / 4,
-			    (sizeof(*resp) + sizeof(struct tbrdma_alloc_ucontext_resp)) / 4 },
-			  c };
+			    (sizeof(*resp) + sizeof(*drv)) / 4 },
+			  c, { 0, 0 } };
+		size_t len = sizeof(cmd);
 
-		n = write(s->fd, &cmd, sizeof(cmd));
+		/* Mostly with a doorbell file, as the provider asks. */
+		if (chance(&s->r, 70))
+			cmd.req.flags = TBRDMA_UCTX_DOORBELL_FD;
+		else if (chance(&s->r, 50)) {
+			len -= sizeof(cmd.req);		/* no driver data */
+			cmd.h.in_words = len / 4;
+		}
+		n = write(s->fd, &cmd, len);
+		if (n >= 0 && (drv->flags & TBRDMA_UCTX_DOORBELL_FD))
+			s->doorbell_fd = drv->doorbell_fd;
 	} else {
 		c.response = resp_ptr(s);
 		n = send_cmd(s, IB_USER_VERBS_CMD_GET_CONTEXT, &c, sizeof(c),
@@ -230,6 +247,8 @@ static void open_ctx(struct rstate *s)
 {
 	memset(s->nhandle, 0, sizeof(s->nhandle));
 	s->noff = 0;
+	s->nqpn = 0;
+	s->doorbell_fd = -1;
 	s->fd = open(F.uverbs_path, O_RDWR | O_CLOEXEC);
 	if (s->fd < 0) {
 		fuzz_fail("open %s: %s", F.uverbs_path, strerror(errno));
@@ -363,6 +382,10 @@ static void cmd_create_qp(struct rstate *s)
 		bool whole = s->last_out >= sizeof(*resp) + sizeof(*d);
 
 		remember(s, K_QP, resp->qp_handle);
+		if (s->nqpn < NHANDLE)
+			s->qpn[s->nqpn++] = resp->qpn;
+		else
+			s->qpn[rnd(&s->r, NHANDLE)] = resp->qpn;
 		remember_queue(s, &d->sq, whole, "CREATE_QP sq");
 		remember_queue(s, &d->rq, whole, "CREATE_QP rq");
 	}
@@ -630,6 +653,26 @@ static void cmd_post(struct rstate *s)
 	n = send_cmd(s, cmd, buf, core,
 		     sizeof(struct ib_uverbs_post_send_resp), 0, false);
 	account("POST", n);
+}
+
+/* The doorbell file's ioctl (kmod/doorbell.c). */
+static void cmd_doorbell(struct rstate *s)
+{
+	struct rng *r = &s->r;
+	unsigned long arg;
+	unsigned int req = TBRDMA_IOCTL_SQ_DOORBELL;
+
+	if (s->doorbell_fd < 0)
+		return cmd_post(s);
+	if (s->nqpn && chance(r, 80))
+		arg = s->qpn[rnd(r, s->nqpn)];
+	else if (chance(r, 50))
+		arg = rnd_u32(r);
+	else
+		arg = rnd_u64(r);
+	if (chance(r, 10))
+		req = chance(r, 50) ? rnd_u32(r) : _IO(TBRDMA_IOCTL_MAGIC, rnd(r, 256));
+	fuzz_ret("DOORBELL", ioctl(s->doorbell_fd, req, arg));
 }
 
 static void cmd_misc(struct rstate *s)
@@ -952,8 +995,10 @@ int fuzz_raw(uint64_t seed, uint64_t iters)
 			cmd_connect(&s);
 		else if (w < 54)
 			cmd_destroy(&s);
-		else if (w < 64)
+		else if (w < 59)
 			cmd_post(&s);
+		else if (w < 64)
+			cmd_doorbell(&s);
 		else if (w < 68)
 			cmd_misc(&s);
 		else if (w < 76)

@@ -32,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -314,9 +315,13 @@ static void poll_all(struct ring_state *s)
 }
 
 /* A bare doorbell on a QP, as the provider rings it, whatever the ring
- * looks like (the provider itself may think the ring is full). */
+ * looks like (the provider itself may think the ring is full): every
+ * other send doorbell through the provider's doorbell file, the rest as
+ * a POST_SEND or POST_RECV with no work requests. */
 static void doorbell(struct ibv_qp *qp, bool recv)
 {
+	static unsigned int turn;
+	int doorbell_fd = to_tctx(qp->context)->doorbell_fd;
 	struct {
 		struct ib_uverbs_cmd_hdr h;
 		struct ib_uverbs_post_send c;
@@ -324,6 +329,12 @@ static void doorbell(struct ibv_qp *qp, bool recv)
 	struct ib_uverbs_post_send_resp resp;
 	ssize_t n;
 
+	if (!recv && doorbell_fd >= 0 && turn++ % 2) {
+		fuzz_ret("doorbell ioctl",
+			 ioctl(doorbell_fd, TBRDMA_IOCTL_SQ_DOORBELL,
+			       (unsigned long)qp->qp_num) ? errno : 0);
+		return;
+	}
 	memset(&cmd, 0, sizeof(cmd));
 	cmd.h.command = recv ? IB_USER_VERBS_CMD_POST_RECV :
 			       IB_USER_VERBS_CMD_POST_SEND;

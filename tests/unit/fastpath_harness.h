@@ -3,7 +3,8 @@
  * Shared by the fast-path tests (test_fastpath.c, test_wr_api.c): rings in
  * plain memory standing in for the kernel's mappings, QPs on them, and a
  * non-blocking pipe as the context's cmd_fd so that doorbells can be
- * counted and checked byte for byte.  Header only; include once per test.
+ * counted and checked byte for byte (the context has no doorbell file, so
+ * the provider rings with write()).  Header only; include once per test.
  */
 #ifndef TBRDMA_FASTPATH_HARNESS_H
 #define TBRDMA_FASTPATH_HARNESS_H
@@ -23,7 +24,7 @@
 #include "../../provider/wqe.h"
 
 static int pipefd[2];
-static struct ibv_context ctx;
+static struct tbrdma_context tctx;
 
 /* A ring of n slots in plain memory, counters starting at 'start'. */
 static __attribute__((unused)) void make_queue(struct tbrdma_queue *q, uint32_t n, uint32_t slot_size,
@@ -48,7 +49,7 @@ static __attribute__((unused)) void make_qp(struct tbrdma_qp *qp, enum ibv_qp_ty
 		    uint32_t start)
 {
 	memset(qp, 0, sizeof(*qp));
-	qp->vqp.qp.context = &ctx;
+	qp->vqp.qp.context = &tctx.ibv_ctx.context;
 	qp->vqp.qp.handle = 0x77;
 	qp->vqp.qp.qp_type = type;
 	make_queue(&qp->sq.q, n, 64 + 4 * 16, start);
@@ -91,7 +92,8 @@ static __attribute__((unused)) void harness_init(void)
 {
 	if (pipe2(pipefd, O_NONBLOCK))
 		bail_out("pipe: %s", strerror(errno));
-	ctx.cmd_fd = pipefd[1];
+	tctx.ibv_ctx.context.cmd_fd = pipefd[1];
+	tctx.doorbell_fd = -1;
 }
 
 #endif /* TBRDMA_FASTPATH_HARNESS_H */

@@ -352,6 +352,28 @@ static void test_concurrent_poll(void)
 	free(scq.q.map);
 }
 
+/*
+ * With a doorbell file the provider rings by ioctl, never by write(): a
+ * pipe refuses the ioctl (ENOTTY), which post_send reports, and nothing
+ * arrives in the cmd_fd pipe.
+ */
+static void test_doorbell_file(void)
+{
+	struct ibv_send_wr wr[1], *bad = (void *)1;
+	struct tbrdma_qp qp;
+
+	make_qp(&qp, IBV_QPT_RC, 8, 0);
+	tctx.doorbell_fd = pipefd[0];
+	chain(wr, 1, 300);
+	is_int(tbrdma_post_send(&qp.vqp.qp, wr, &bad), ENOTTY,
+	       "doorbell file: the ioctl's error is reported");
+	ok(bad == NULL, "doorbell file: the WR itself was posted");
+	is_int(qp.sq.q.hdr->producer, 1, "doorbell file: producer published");
+	is_int(doorbells(0x77), 0, "doorbell file: no write() on cmd_fd");
+	tctx.doorbell_fd = -1;
+	free_qp(&qp);
+}
+
 int main(void)
 {
 	harness_init();
@@ -362,5 +384,6 @@ int main(void)
 	test_cq();
 	test_concurrent_post();
 	test_concurrent_poll();
+	test_doorbell_file();
 	return done();
 }

@@ -100,8 +100,12 @@ int main(void)
 	is_int(sizeof(struct ibv_get_context), 16, "GET_CONTEXT request size");
 	is_int(sizeof(struct ibv_query_port), 24, "QUERY_PORT request size");
 	is_int(sizeof(struct ibv_alloc_pd), 16, "ALLOC_PD request size");
-	is_int(sizeof(struct tbrdma_cmd_get_context_resp), 16,
-	       "GET_CONTEXT response: 8 core + 8 tbrdma");
+	is_int(sizeof(struct tbrdma_cmd_get_context_resp), 24,
+	       "GET_CONTEXT response: 8 core + 16 tbrdma");
+	is_int(sizeof(struct tbrdma_cmd_get_context), 24,
+	       "GET_CONTEXT request: 16 core + 8 tbrdma");
+	is_int(offsetof(struct tbrdma_alloc_ucontext_resp, doorbell_fd), 12,
+	       "GET_CONTEXT response: the doorbell descriptor last");
 	is_int(offsetof(struct tbrdma_cmd_alloc_pd_resp, drv), 4,
 	       "ALLOC_PD driver data right after pd_handle");
 	is_int(sizeof(struct tbrdma_cmd_alloc_pd_resp), 12,
