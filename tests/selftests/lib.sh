@@ -56,7 +56,14 @@ tbr_insmod() {
 	tbr_modprobe $_tbr_deps
 	insmod "$ko" "$@"
 }
-tbr_rmmod() { if [[ -d /sys/module/tbrdma ]]; then rmmod tbrdma; fi; }
+# tbr_rmmod — rmmod tbrdma if it is loaded.  A process that still has a
+# device open holds the module (its doorbell file); one killed a moment ago
+# may still be exiting, so wait up to 10 s for the module to be free.
+tbr_rmmod() {
+	[[ -d /sys/module/tbrdma ]] || return 0
+	wait_for "[[ \$(</sys/module/tbrdma/refcnt) == 0 ]]" 10 || true
+	rmmod tbrdma
+}
 
 # pid_exited PID — PID has exited.  Not just `! kill -0`: a child that has
 # exited but was not waited for yet is a zombie, and kill -0 accepts it.
