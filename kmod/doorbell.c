@@ -36,9 +36,8 @@ static void tbr_doorbell_put(struct tbr_doorbell *db)
 		kfree(db);
 }
 
-/* A QP of @db's context by number, held; NULL with the error in @err. */
-static struct tbr_qp *tbr_doorbell_qp(struct tbr_doorbell *db, u32 qpn,
-				      int *err)
+/* A QP of @db's context by number, held; ERR_PTR(-EIO) once it is gone. */
+static struct tbr_qp *tbr_doorbell_qp(struct tbr_doorbell *db, u32 qpn)
 {
 	struct tbr_ucontext *uctx;
 	struct tbr_qp *qp = NULL;
@@ -48,25 +47,22 @@ static struct tbr_qp *tbr_doorbell_qp(struct tbr_doorbell *db, u32 qpn,
 	if (uctx)
 		qp = tbr_qp_get(to_tdev(uctx->ibuc.device), qpn);
 	spin_unlock(&db->lock);
-	if (!uctx) {
-		*err = -EIO;
-		return NULL;
-	}
+	if (!uctx)
+		return ERR_PTR(-EIO);
+	if (!qp)
+		return ERR_PTR(-EINVAL);
 	/* Another process's QP, or a kernel QP: not ours to ring. */
-	if (qp && tbr_qp_ucontext(qp) != &uctx->ibuc) {
+	if (tbr_qp_ucontext(qp) != &uctx->ibuc) {
 		tbr_qp_put(qp);
-		qp = NULL;
+		return ERR_PTR(-EINVAL);
 	}
-	*err = -EINVAL;
 	return qp;
 }
 
 static long tbr_doorbell_ioctl(struct file *file, unsigned int cmd,
 			       unsigned long arg)
 {
-	struct tbr_doorbell *db = file->private_data;
 	struct tbr_qp *qp;
-	int err;
 
 	if (cmd != TBRDMA_IOCTL_SQ_DOORBELL)
 		return -ENOTTY;
@@ -75,9 +71,9 @@ static long tbr_doorbell_ioctl(struct file *file, unsigned int cmd,
 		return -EACCES;
 	if (arg != (u32)arg)
 		return -EINVAL;
-	qp = tbr_doorbell_qp(db, arg, &err);
-	if (!qp)
-		return err;
+	qp = tbr_doorbell_qp(file->private_data, arg);
+	if (IS_ERR(qp))
+		return PTR_ERR(qp);
 	/*
 	 * As tbr_post_send() does for a user QP: the held reference keeps
 	 * destroy waiting until the engine is out of the QP.
@@ -102,18 +98,23 @@ static const struct file_operations tbr_doorbell_fops = {
 };
 
 /*
- * A doorbell file for @uctx, not yet installed: the caller installs it
- * with fd_install() once nothing can fail any more, or drops it with
- * fput() (which also detaches it).  @uctx->doorbell refers to it.
+ * A doorbell file for @uctx and a descriptor number reserved for it in
+ * the calling process (in @fd), not yet installed: the caller installs it
+ * with tbr_doorbell_install() once nothing can fail any more, or drops it
+ * with tbr_doorbell_discard().  NULL, with @fd -1, when there is no
+ * descriptor or memory left.  @uctx->doorbell refers to it.
  */
-struct file *tbr_doorbell_create(struct tbr_ucontext *uctx)
+struct file *tbr_doorbell_create(struct tbr_ucontext *uctx, int *fd)
 {
 	struct tbr_doorbell *db;
 	struct file *file;
 
+	*fd = get_unused_fd_flags(O_CLOEXEC);
+	if (*fd < 0)
+		goto err;
 	db = kzalloc(sizeof(*db), GFP_KERNEL);
 	if (!db)
-		return ERR_PTR(-ENOMEM);
+		goto err_fd;
 	spin_lock_init(&db->lock);
 	db->uctx = uctx;
 	refcount_set(&db->refs, 2);
@@ -121,10 +122,30 @@ struct file *tbr_doorbell_create(struct tbr_ucontext *uctx)
 				  O_RDWR);
 	if (IS_ERR(file)) {
 		kfree(db);
-		return file;
+		goto err_fd;
 	}
 	uctx->doorbell = db;
 	return file;
+
+err_fd:
+	put_unused_fd(*fd);
+err:
+	*fd = -1;
+	return NULL;
+}
+
+void tbr_doorbell_install(struct file *file, int fd)
+{
+	fd_install(fd, file);
+}
+
+/* Undo tbr_doorbell_create(): the process never saw the descriptor. */
+void tbr_doorbell_discard(struct tbr_ucontext *uctx, struct file *file,
+			  int fd)
+{
+	tbr_doorbell_detach(uctx);
+	fput(file);
+	put_unused_fd(fd);
 }
 
 /* @uctx is going away: its doorbell file, if any, rings nothing any more. */

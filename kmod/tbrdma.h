@@ -296,7 +296,10 @@ int tbr_removal_init(void);
 void tbr_removal_exit(void);
 
 /* doorbell.c */
-struct file *tbr_doorbell_create(struct tbr_ucontext *uctx);
+struct file *tbr_doorbell_create(struct tbr_ucontext *uctx, int *fd);
+void tbr_doorbell_install(struct file *file, int fd);
+void tbr_doorbell_discard(struct tbr_ucontext *uctx, struct file *file,
+			  int fd);
 void tbr_doorbell_detach(struct tbr_ucontext *uctx);
 
 /* ucontext.c */

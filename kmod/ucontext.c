@@ -5,7 +5,6 @@
  * doorbell file it asked for (doorbell.c); mmap() on the uverbs file maps
  * the context's queues.
  */
-#include <linux/file.h>
 #include <linux/mm.h>
 #include <linux/vmalloc.h>
 
@@ -52,31 +51,20 @@ int tbr_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 	 */
 	if ((req.flags & TBRDMA_UCTX_DOORBELL_FD) &&
 	    udata->outlen >= offsetofend(typeof(resp), doorbell_fd)) {
-		resp.doorbell_fd = get_unused_fd_flags(O_CLOEXEC);
-		if (resp.doorbell_fd >= 0) {
-			doorbell = tbr_doorbell_create(uctx);
-			if (IS_ERR(doorbell)) {
-				put_unused_fd(resp.doorbell_fd);
-				resp.doorbell_fd = -1;
-				doorbell = NULL;
-			} else {
-				resp.flags |= TBRDMA_UCTX_DOORBELL_FD;
-			}
-		}
+		doorbell = tbr_doorbell_create(uctx, &resp.doorbell_fd);
+		if (doorbell)
+			resp.flags |= TBRDMA_UCTX_DOORBELL_FD;
 	}
 
 	err = tbr_respond(udata, &resp, sizeof(resp));
 	if (err) {
-		if (doorbell) {
-			tbr_doorbell_detach(uctx);
-			fput(doorbell);
-			put_unused_fd(resp.doorbell_fd);
-		}
+		if (doorbell)
+			tbr_doorbell_discard(uctx, doorbell, resp.doorbell_fd);
 		return err;
 	}
 	/* Nothing fails after this: the core always keeps the context. */
 	if (doorbell)
-		fd_install(resp.doorbell_fd, doorbell);
+		tbr_doorbell_install(doorbell, resp.doorbell_fd);
 	return 0;
 }
 
