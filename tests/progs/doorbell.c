@@ -10,6 +10,7 @@
  *     our own) gets one only when it asks and can be told the descriptor,
  *     close-on-exec; unknown request flags and non-zero reserved or
  *     trailing bytes are refused;
+ *   - without a free descriptor the context comes without a doorbell;
  *   - once its context is gone (the uverbs file closed) it answers EIO;
  *   - a forked child, whose credentials are a copy, gets EACCES, as it
  *     would from the uverbs file.
@@ -23,6 +24,7 @@
 #include <string.h>
 #include <dirent.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -153,7 +155,8 @@ int main(int argc, char **argv)
 	struct ibv_qp *qp;
 	struct raw_ctx rc;
 	char uverbs[96];
-	int own = -1, before, status;
+	int own = -1, before, status, fd_a, fd_b;
+	struct rlimit nofile, few;
 	uint32_t qpn;
 	pid_t pid;
 
@@ -230,6 +233,27 @@ int main(int argc, char **argv)
 	ok(rc.flags & TBRDMA_UCTX_DOORBELL_FD, "and it is granted");
 	raw_close(&rc);
 	is_int(doorbells(NULL), 1, "only the provider's doorbell is left");
+
+	/*
+	 * No descriptor left for a doorbell: the context still comes, without
+	 * one.  The two lowest free numbers go to the uverbs file and the
+	 * async event file; the limit leaves nothing after them.
+	 */
+	fd_a = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	fd_b = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	close(fd_a);
+	close(fd_b);
+	getrlimit(RLIMIT_NOFILE, &nofile);
+	few = nofile;
+	few.rlim_cur = fd_b + 1;
+	if (ok(setrlimit(RLIMIT_NOFILE, &few) == 0, "descriptors limited to %d", fd_b + 1)) {
+		is_int(raw_get_context(uverbs, &want, 0, 16, &rc), 0,
+		       "with no descriptor left the context is still granted");
+		ok(!(rc.flags & TBRDMA_UCTX_DOORBELL_FD) && rc.doorbell_fd == -1,
+		   "without a doorbell file");
+		raw_close(&rc);
+		setrlimit(RLIMIT_NOFILE, &nofile);
+	}
 
 	/* A forked child has a copy of our credentials, not ours. */
 	fflush(stdout);
