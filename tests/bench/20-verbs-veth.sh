@@ -51,7 +51,7 @@ use_tbrdma_mtu() {
 	set_mtu 65000
 	wait_for "[[ \$(</sys/class/infiniband/tbv_b/ports/1/state) == *ACTIVE ]]" 10
 }
-LAT_ROUNDS=${BENCH_LAT_ROUNDS:-5}
+LAT_ROUNDS=${BENCH_LAT_ROUNDS:-9}
 
 tbr_load_core
 tbr_modprobe rdma_rxe
@@ -66,16 +66,24 @@ rdma link add rxe_b type rxe netdev bv1 || fail "rxe on bv1"
 wait_for "net_gid tbv_a $A && net_gid tbv_b $B && net_gid rxe_a $A && net_gid rxe_b $B" 10 ||
 	fail "GIDs missing"
 
+# veth_pair DEV_A DEV_B PROG ARGS... -> runs one pair, prints its name
+veth_pair() {
+	local da=$1 db=$2 name PORT
+	shift 2
+	PORT=$(bench_next_port)
+	name=veth.$PORT
+	run_pair "$name" 300 "$1 -d $da -x $(net_gid "$da" $A) -p $PORT ${*:2}" \
+		"$1 -d $db -x $(net_gid "$db" $B) -p $PORT ${*:2} $A" >&2 || return 1
+	echo "$name"
+}
+
 # pair_metric DEV_A DEV_B COLUMN PROG ARGS... -> median of BENCH_REPS
 pair_metric() {
-	local da=$1 db=$2 col=$3 i name PORT
+	local da=$1 db=$2 col=$3 i line
 	shift 3
 	for ((i = 0; i < BENCH_REPS; i++)); do
-		PORT=$(bench_next_port)
-		name=veth.$PORT
-		run_pair "$name" 300 "$1 -d $da -x $(net_gid "$da" $A) -p $PORT ${*:2}" \
-			"$1 -d $db -x $(net_gid "$db" $B) -p $PORT ${*:2} $A" >&2 || return 1
-		grep -A1 '#bytes' "$TBRDMA_OUT/$name.client.log" | tail -n 1 | awk -v c="$col" '{print $c}'
+		line=$(bench_run veth_pair "$da" "$db" "$@") || return 1
+		awk -v c="$col" '{print $c}' <<<"$line"
 	done | median
 }
 
