@@ -15,25 +15,29 @@ bench_next_port() {
 }
 
 # perftest fits its cycle counter's rate against gettimeofday() before it
-# reports.  When host noise spoils the fit it says so and reports every
-# latency as "inf" (exiting 0): such a run says nothing about the driver.
-bench_clock_poor() {
-	grep -qsF 'Correlation coefficient r^2' "$TBRDMA_OUT/$1.client.log"
+# reports.  When host noise spoils the fit it says so and, unless a later
+# fit succeeds, reports every latency as "inf" (exiting 0): such a run says
+# nothing about the driver.  A run that warned but then reported numbers is
+# kept.  bench_clock_failed NAME RESULT_LINE
+bench_clock_failed() {
+	[[ $2 == *inf* || $2 == *nan* ]] &&
+		grep -qsF 'Correlation coefficient r^2' "$TBRDMA_OUT/$1.client.log"
 }
 
 # bench_run PAIR ARGS... -> the client's result line.  PAIR ARGS... runs
 # one perftest pair on a fresh port and prints its name; a run whose clock
-# fit was poor is run again, at most twice (then its "inf" is the result,
+# fit failed is run again, at most twice (then its "inf" is the result,
 # which meets no target).
 bench_run() {
-	local name tries=0
+	local name line tries=0
 
 	while name=$("$@"); do
-		if ! bench_clock_poor "$name" || ((++tries > 2)); then
-			grep -A1 '#bytes' "$TBRDMA_OUT/$name.client.log" | tail -n 1
+		line=$(grep -A1 '#bytes' "$TBRDMA_OUT/$name.client.log" | tail -n 1)
+		if ! bench_clock_failed "$name" "$line" || ((++tries > 2)); then
+			echo "$line"
 			return 0
 		fi
-		echo "--- $name: perftest's clock fit was poor (a busy host), again" >&2
+		echo "--- $name: perftest's clock fit failed (a busy host), again" >&2
 	done
 	return 1
 }
