@@ -4,7 +4,8 @@
 # solicited-only arming, RLIMIT_MEMLOCK without CAP_IPC_LOCK, device limits.
 # Then, under strace, the fast path: posting receives and polling make no
 # write()/ioctl() at all, posting sends at most one doorbell per post_send
-# call: an ioctl on the doorbell file (kmod/doorbell.c), never a write(). Every object must be gone and the module must unload.
+# call: an ioctl on the doorbell file (kmod/doorbell.c), never a write().
+# Every object must be gone and the module must unload.
 # timeout: 150
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib-verbs.sh"
