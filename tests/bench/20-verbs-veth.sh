@@ -15,49 +15,15 @@ source "$TBRDMA_ROOT/tests/selftests/lib-net.sh"
 source "$(dirname "$0")/lib-bench.sh"
 
 require_cmd qperf ib_write_bw
-A=10.99.0.1
-B=10.99.0.2
-
-veth_teardown() {
-	local d
-	for d in tbv_a tbv_b rxe_a rxe_b; do
-		[[ -e /sys/class/infiniband/$d ]] && rdma link delete $d
-	done
-	ip link del bv0 2>/dev/null
-	ip rule del pref 10 lookup local 2>/dev/null && ip rule add pref 0 lookup local
-	return 0
-}
-
-# The pair, and routing that takes A<->B through it (both ends are ours).
-veth_setup() {
-	ip link add bv0 type veth peer name bv1 || fail "veth pair"
-	ip addr add $A/32 dev bv0
-	ip addr add $B/32 dev bv1
-	ip link set bv0 up
-	ip link set bv1 up
-	for c in all default bv0 bv1; do
-		sysctl -qw net.ipv4.conf.$c.rp_filter=0 net.ipv4.conf.$c.accept_local=1
-	done
-	ip rule add pref 1 iif lo to $B lookup 101
-	ip rule add pref 1 iif lo to $A lookup 102
-	ip route add $B dev bv0 src $A table 101
-	ip route add $A dev bv1 src $B table 102
-	ip rule add pref 10 lookup local
-	ip rule del pref 0 lookup local
-}
-
-set_mtu() { ip link set bv0 mtu "$1"; ip link set bv1 mtu "$1"; }
-use_tbrdma_mtu() {
-	set_mtu 65000
-	wait_for "[[ \$(</sys/class/infiniband/tbv_b/ports/1/state) == *ACTIVE ]]" 10
-}
+A=$BENCH_A
+B=$BENCH_B
 LAT_ROUNDS=${BENCH_LAT_ROUNDS:-9}
 
 tbr_load_core
 tbr_modprobe rdma_rxe
 [[ -d /sys/module/tbrdma ]] || tbr_insmod
-defer "veth_teardown; tbr_rmmod; modprobe -r rdma_rxe"
-veth_setup
+defer "bench_veth_teardown tbv_a tbv_b rxe_a rxe_b; tbr_rmmod; modprobe -r rdma_rxe"
+bench_veth_setup
 export RDMAV_DRIVERS=$TBRDMA_ROOT/provider/libtbrdma
 rdma link add tbv_a type tbrdma netdev bv0 || fail "tbrdma on bv0"
 rdma link add tbv_b type tbrdma netdev bv1 || fail "tbrdma on bv1"
@@ -118,16 +84,16 @@ sleep 1
 
 # One unmeasured round of each driver first: the guest translates code
 # on first use, and whoever ran first would pay for it.
-set_mtu 9000
+bench_veth_mtu 9000
 pair_metric rxe_a rxe_b 5 ib_write_lat -s 2 -n 500 >/dev/null
-set_mtu 65000
+bench_veth_mtu 65000
 pair_metric tbv_a tbv_b 5 ib_write_lat -s 2 -n 500 >/dev/null
 
-set_mtu 9000
+bench_veth_mtu 9000
 rxe_bw=$(pair_metric rxe_a rxe_b 4 ib_write_bw -s 1048576 -n 200) || rxe_bw=failed
 tcp_lat=$(qperf_metric -m 2 tcp_lat) || tcp_lat=failed
 tcp_bw=$(qperf_metric -m 1048576 tcp_bw) || tcp_bw=failed
-use_tbrdma_mtu
+bench_veth_mtu 65000 tbv_b
 tbr_bw=$(pair_metric tbv_a tbv_b 4 ib_write_bw -s 1048576 -n 200) || tbr_bw=failed
 
 # Latencies: the drivers take turns, one run each per round and the first
@@ -138,7 +104,7 @@ for ((round = 0; round < LAT_ROUNDS; round++)); do
 	((round % 2)) && order=(tbv rxe)
 	for prog in ib_write_lat ib_send_lat; do
 		for d in "${order[@]}"; do
-			if [[ $d == rxe ]]; then set_mtu 9000; else use_tbrdma_mtu; fi
+			if [[ $d == rxe ]]; then bench_veth_mtu 9000; else bench_veth_mtu 65000 tbv_b; fi
 			BENCH_REPS=1 pair_metric "${d}_a" "${d}_b" 5 "$prog" -s 2 -n 2000 \
 				>>"$TBRDMA_OUT/lat.$d.$prog" || echo failed >>"$TBRDMA_OUT/lat.$d.$prog"
 		done

@@ -84,3 +84,47 @@ bench_kernel_copy_mbs() {
 bench_direct_map_copy_mbs() {
 	dmesg | sed -n 's/.*tbrdma_kcopy: direct-map memcpy \([0-9]*\) MB\/s/\1/p' | tail -n 1
 }
+
+# A veth pair bv0 (BENCH_A) - bv1 (BENCH_B) in the initial namespace, where
+# rxe's UDP socket lives on 6.1, with policy routing that sends traffic
+# between the two addresses through the pair instead of delivering it
+# locally (both ends are ours).
+BENCH_A=10.99.0.1
+BENCH_B=10.99.0.2
+bench_veth_setup() {
+	local c
+	ip link add bv0 type veth peer name bv1 || fail "veth pair"
+	ip addr add $BENCH_A/32 dev bv0
+	ip addr add $BENCH_B/32 dev bv1
+	ip link set bv0 up
+	ip link set bv1 up
+	for c in all default bv0 bv1; do
+		sysctl -qw net.ipv4.conf.$c.rp_filter=0 net.ipv4.conf.$c.accept_local=1
+	done
+	ip rule add pref 1 iif lo to $BENCH_B lookup 101
+	ip rule add pref 1 iif lo to $BENCH_A lookup 102
+	ip route add $BENCH_B dev bv0 src $BENCH_A table 101
+	ip route add $BENCH_A dev bv1 src $BENCH_B table 102
+	ip rule add pref 10 lookup local
+	ip rule del pref 0 lookup local
+}
+
+# bench_veth_teardown RDMA_DEV... — delete the devices, the pair, the rules
+bench_veth_teardown() {
+	local d
+	for d; do
+		[[ -e /sys/class/infiniband/$d ]] && rdma link delete "$d"
+	done
+	ip link del bv0 2>/dev/null
+	ip rule del pref 10 lookup local 2>/dev/null && ip rule add pref 0 lookup local
+	return 0
+}
+
+# bench_veth_mtu MTU [DEV] — both ends to MTU; then wait for DEV's port to
+# be active again (a tbrdma port goes down while its netdev changes MTU).
+bench_veth_mtu() {
+	ip link set bv0 mtu "$1"
+	ip link set bv1 mtu "$1"
+	[[ -z ${2:-} ]] ||
+		wait_for "[[ \$(</sys/class/infiniband/$2/ports/1/state) == *ACTIVE ]]" 10
+}
