@@ -6,6 +6,10 @@
  * two-halves flow control is for). Integer-valued data must sum exactly;
  * random data must sum in rank order on every rank (mesh: the very bits
  * of a sequential sum 0..N-1) and be the same bits on every rank (ring).
+ * The calls take turns between the three ways in: tp_allreduce in place;
+ * tp_allreduce_add onto an accumulator, with the input built where
+ * tp_ar_input says (the send buffer: no copy); and tp_allreduce after a
+ * tp_ar_barrier (empty messages that must not upset the counting).
  */
 #include <math.h>
 #include <pthread.h>
@@ -46,13 +50,26 @@ static float input(int integers, int r, int k, size_t i)
 	return integers ? (float)((int)(h % 2001) - 1000) : tp_unit_pm1(h);
 }
 
+/* Call K's way in (0 in place, 1 add to an accumulator, 2 barrier first),
+ * and the accumulator's start value of element I. */
+static int way(int k)
+{
+	return k % 3;
+}
+
+static float acc_start(int integers, int k, size_t i)
+{
+	return way(k) == 1 ? input(integers, 99, k, i) : 0;
+}
+
 static void *rank_main(void *p)
 {
 	struct arg *a = p;
 	struct ctx *c = a->c;
 	struct tp_ar ar;
 	float *v = calloc(MAXN, sizeof(float));
-	int k;
+	float *acc = calloc(MAXN, sizeof(float));
+	int k, r;
 	size_t i;
 
 	tp_ar_init(&ar, tp_loop_xport(c->loop, a->rank), c->algo, c->ring_min,
@@ -61,17 +78,31 @@ static void *rank_main(void *p)
 		size_t n = sizes[k % NSIZES];
 		uint64_t h = tp_hash4(5, (uint64_t)a->rank, (uint64_t)k, 0);
 
-		for (i = 0; i < n; i++)
-			v[i] = input(c->integers, a->rank, k, i);
+		float *in = way(k) == 1 ? tp_ar_input(&ar, n) : NULL;
+
+		if (!in)
+			in = v;
+		for (i = 0; i < n; i++) {
+			in[i] = input(c->integers, a->rank, k, i);
+			acc[i] = acc_start(c->integers, k, i);
+		}
 		if (h % 3 == 0)	/* drift apart */
 			usleep((useconds_t)(h >> 40) % 300);
-		if (tp_allreduce(&ar, v, n)) {
+		if (way(k) == 1)
+			r = tp_allreduce_add(&ar, in, acc, n);
+		else if (way(k) == 2)
+			r = tp_ar_barrier(&ar) || tp_allreduce(&ar, in, n);
+		else
+			r = tp_allreduce(&ar, in, n);
+		if (r) {
 			c->failed = 1;
 			break;
 		}
-		memcpy(c->out[a->rank] + (size_t)k * MAXN, v, n * sizeof(float));
+		memcpy(c->out[a->rank] + (size_t)k * MAXN,
+		       way(k) == 1 ? acc : in, n * sizeof(float));
 	}
 	tp_ar_free(&ar);
+	free(acc);
 	free(v);
 	return NULL;
 }
@@ -103,11 +134,15 @@ static void run(int N, enum tp_algo algo, int integers)
 			float seq = input(integers, 0, k, i);
 			double sum = seq;
 			float got = c.out[0][(size_t)k * MAXN + i];
+			float start = acc_start(integers, k, i);
 
 			for (r = 1; r < N; r++) {
 				seq += input(integers, r, k, i);
 				sum += input(integers, r, k, i);
 			}
+			/* the sum is added to the accumulator once, whole */
+			seq = start + seq;
+			sum += start;
 			if (integers ? got != (float)sum :
 			    used == TP_ALGO_MESH ? got != seq :
 			    fabs(got - sum) > 1e-5)

@@ -98,17 +98,61 @@ void tp_ar_free(struct tp_ar *ar)
 	ar->st[0].us = ar->st[1].us = NULL;
 }
 
-static int mesh(struct tp_ar *ar, float *v, size_t n)
+/* The send buffer's mesh half PAR: this rank's vector of the call. */
+static float *mesh_own(const struct tp_ar *ar, int par)
+{
+	return (float *)(ar->x->sbuf + ar->mesh_s +
+			 (size_t)par * ar->max_floats * sizeof(float));
+}
+
+/*
+ * OUT = (or += with ADD) the sum of the N vectors S[0..N-1], in rank
+ * order: ((s0 + s1) + s2) + ..., the same bits on every rank, and what
+ * summing into a buffer and then adding that buffer would give.
+ */
+static void sum_slots(const float *const *s, int N, float *out, size_t n,
+		      int add)
+{
+	size_t i;
+	int r;
+
+	if (N == 2) {	/* the common case, in one vectorisable pass */
+		if (add)
+			for (i = 0; i < n; i++)
+				out[i] += s[0][i] + s[1][i];
+		else
+			for (i = 0; i < n; i++)
+				out[i] = s[0][i] + s[1][i];
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		float t = s[0][i] + s[1][i];
+
+		for (r = 2; r < N; r++)
+			t += s[r][i];
+		out[i] = add ? out[i] + t : t;
+	}
+}
+
+/*
+ * IN goes out from the send buffer: it is copied there unless it is
+ * there already (tp_ar_input). The sum goes to OUT, never to the send
+ * buffer: our writes may still be in flight (a retransmission reads it).
+ */
+static int mesh(struct tp_ar *ar, const float *in, float *out, size_t n,
+		int add)
 {
 	struct tp_xport *x = ar->x;
 	int N = ar->nranks, me = ar->rank, par = (int)(ar->calls & 1), k, r;
 	size_t slot = ar->max_floats * sizeof(float), bytes = n * sizeof(float);
-	size_t soff = ar->mesh_s + (size_t)par * slot, i;
-	float *own = (float *)(x->sbuf + soff);
+	size_t soff = ar->mesh_s + (size_t)par * slot;
+	float *own = mesh_own(ar, par);
+	const float *src[TP_MAX_RANKS];
 
 	if (x->ops->wait_sent(x, par))
 		return -1;
-	memcpy(own, v, bytes);
+	if (in != own)
+		memcpy(own, in, bytes);
 	for (k = 1; k < N; k++) {
 		int p = (me + k) % N;
 
@@ -123,18 +167,11 @@ static int mesh(struct tp_ar *ar, float *v, size_t n)
 		if (x->ops->wait_recv(x, p, ++ar->expect[p]))
 			return -1;
 	}
-	/* rank order, own slot included: the same bits on every rank */
-	for (r = 0; r < N; r++) {
-		const float *s = r == me ? own :
-			(const float *)(x->rbuf + ar->mesh_r +
-					((size_t)par * N + r) * slot);
-
-		if (r == 0)
-			memcpy(v, s, bytes);
-		else
-			for (i = 0; i < n; i++)
-				v[i] += s[i];
-	}
+	for (r = 0; r < N; r++)
+		src[r] = r == me ? own :
+			 (const float *)(x->rbuf + ar->mesh_r +
+					 ((size_t)par * N + (size_t)r) * slot);
+	sum_slots(src, N, out, n, add);
 	return 0;
 }
 
@@ -213,15 +250,16 @@ static void record(struct tp_ar_stats *st, double us)
 	st->us[st->n++] = us;
 }
 
-int tp_allreduce(struct tp_ar *ar, float *v, size_t n)
+/* OUT = (ADD: +=) the sum of IN over all ranks; IN may be clobbered. */
+static int allreduce(struct tp_ar *ar, float *in, float *out, size_t n,
+		     int add)
 {
 	struct tp_ar_stats *st = &ar->st[ar->phase];
 	uint64_t t0 = tp_now_ns(), sent0 = ar->x->bytes_sent;
 	enum tp_algo a;
+	size_t i;
 	int r;
 
-	if (ar->nranks == 1 || n == 0)
-		return 0;
 	if (n > ar->max_floats) {
 		tp_err("all-reduce of %zu floats exceeds the %zu registered",
 		       n, ar->max_floats);
@@ -229,7 +267,16 @@ int tp_allreduce(struct tp_ar *ar, float *v, size_t n)
 	}
 	a = tp_ar_choose(ar->algo, ar->nranks, n * sizeof(float),
 			 ar->ring_min);
-	r = a == TP_ALGO_RING ? ring(ar, v, n) : mesh(ar, v, n);
+	if (a == TP_ALGO_MESH) {
+		r = mesh(ar, in, out, n, add);
+	} else {
+		r = ring(ar, in, n);
+		if (!r && add)
+			for (i = 0; i < n; i++)
+				out[i] += in[i];
+		else if (!r && out != in)
+			memcpy(out, in, n * sizeof(float));
+	}
 	ar->calls++;
 	st->calls++;
 	if (a == TP_ALGO_RING)
@@ -239,6 +286,55 @@ int tp_allreduce(struct tp_ar *ar, float *v, size_t n)
 	st->bytes += ar->x->bytes_sent - sent0;
 	record(st, (double)(tp_now_ns() - t0) / 1000.0);
 	return r;
+}
+
+int tp_allreduce(struct tp_ar *ar, float *v, size_t n)
+{
+	if (ar->nranks == 1 || n == 0)
+		return 0;
+	return allreduce(ar, v, v, n, 0);
+}
+
+int tp_allreduce_add(struct tp_ar *ar, float *in, float *acc, size_t n)
+{
+	size_t i;
+
+	if (ar->nranks > 1 && n)
+		return allreduce(ar, in, acc, n, 1);
+	for (i = 0; i < n; i++)
+		acc[i] += in[i];
+	return 0;
+}
+
+float *tp_ar_input(struct tp_ar *ar, size_t n)
+{
+	int par = (int)(ar->calls & 1);
+
+	if (ar->nranks == 1 || n == 0 || n > ar->max_floats ||
+	    tp_ar_choose(ar->algo, ar->nranks, n * sizeof(float),
+			 ar->ring_min) != TP_ALGO_MESH)
+		return NULL;
+	/* the writes of two calls ago may still read it */
+	if (ar->x->ops->wait_sent(ar->x, par))
+		return NULL;	/* the all-reduce will report it */
+	return mesh_own(ar, par);
+}
+
+int tp_ar_barrier(struct tp_ar *ar)
+{
+	struct tp_xport *x = ar->x;
+	int N = ar->nranks, me = ar->rank, par = (int)(ar->calls & 1), k;
+
+	for (k = 1; k < N; k++)
+		if (x->ops->put(x, (me + k) % N, 0, 0, 0, par))
+			return -1;
+	for (k = 1; k < N; k++) {
+		int p = (me + k) % N;
+
+		if (x->ops->wait_recv(x, p, ++ar->expect[p]))
+			return -1;
+	}
+	return 0;
 }
 
 static int cmp_double(const void *a, const void *b)

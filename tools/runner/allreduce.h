@@ -97,6 +97,20 @@ void tp_ar_init(struct tp_ar *ar, struct tp_xport *x, enum tp_algo algo,
 void tp_ar_free(struct tp_ar *ar);
 /* Sum V (N floats) over all ranks, in place. 0, or -1 (reported). */
 int tp_allreduce(struct tp_ar *ar, float *v, size_t n);
+/*
+ * ACC += the sum of IN (N floats) over all ranks (the model's residual
+ * add, in the same pass as the sum); IN may be clobbered. Without a copy
+ * when IN is where tp_ar_input() said to build it.
+ */
+int tp_allreduce_add(struct tp_ar *ar, float *in, float *acc, size_t n);
+/*
+ * Where to build the input of the next all-reduce of N floats so that it
+ * goes out without a copy (the mesh's half of the registered send
+ * buffer), or NULL: build it anywhere. Valid until that all-reduce.
+ */
+float *tp_ar_input(struct tp_ar *ar, size_t n);
+/* Every rank has arrived: one empty message to and from every peer. */
+int tp_ar_barrier(struct tp_ar *ar);
 enum tp_algo tp_ar_choose(enum tp_algo req, int nranks, size_t bytes,
 			  size_t ring_min);
 const char *tp_algo_name(enum tp_algo a);

@@ -54,7 +54,7 @@ struct rdma_x {
 	struct ibv_port_attr port;
 	union ibv_gid gid;
 	int ib_port, gid_index, use_grh;
-	int sq_depth, rq_depth, spin_us, max_inline;
+	int sq_depth, rq_depth, spin_us, spin_yield, max_inline;
 	unsigned unacked;
 	uint64_t outstanding[2];
 	struct rdma_peer p[TP_MAX_RANKS];
@@ -179,12 +179,33 @@ static int sleep_cq(struct rdma_x *r, int ms)
 	return 0;
 }
 
+/*
+ * Between two polls of a spinning wait: on a machine with a CPU for every
+ * rank, a pause (the peer runs elsewhere); with more ranks than CPUs, the
+ * CPU goes to a rank that has work (a sched_yield()).
+ */
+static void spin_pause(struct rdma_x *r)
+{
+	if (r->spin_yield)
+		sched_yield();
+	else
+#if defined(__x86_64__) || defined(__i386__)
+		__builtin_ia32_pause();
+#else
+		__asm__ __volatile__("" ::: "memory");
+#endif
+}
+
+/* Polls between two readings of the clock: a reading can cost
+ * microseconds (an emulated HPET), far more than a poll. */
+#define POLLS_PER_CLOCK 32
+
 static int wait_until(struct rdma_x *r, int kind, int arg, uint64_t count)
 {
-	uint64_t start = tp_now_ns(), now;
+	uint64_t start = tp_now_ns(), now = start;
 	uint64_t spin_end = start + (uint64_t)r->spin_us * 1000u;
 	uint64_t deadline = start + (uint64_t)r->x.timeout_ms * 1000000u;
-	int got, armed = 0;
+	int got, armed = 0, polls = 0;
 
 	for (;;) {
 		if (poll_once(r, &got))
@@ -195,11 +216,15 @@ static int wait_until(struct rdma_x *r, int kind, int arg, uint64_t count)
 			armed = 0;
 			continue;
 		}
+		if (now < spin_end && ++polls % POLLS_PER_CLOCK) {
+			spin_pause(r);
+			continue;
+		}
 		now = tp_now_ns();
 		if (now >= deadline)
 			break;
 		if (now < spin_end) {
-			sched_yield();
+			spin_pause(r);
 			continue;
 		}
 		if (!armed) {
@@ -237,7 +262,7 @@ static int rdma_put(struct tp_xport *x, int peer, size_t src_off,
 	struct ibv_send_wr wr = {
 		.wr_id = (uint64_t)peer << 1 | (uint64_t)par,
 		.sg_list = &sge,
-		.num_sge = 1,
+		.num_sge = len ? 1 : 0,	/* an empty message: a barrier */
 		.opcode = IBV_WR_RDMA_WRITE_WITH_IMM,
 		.send_flags = IBV_SEND_SIGNALED,
 	}, *bad;
@@ -355,7 +380,8 @@ static int pick_gid(struct rdma_x *r)
 
 struct tp_xport *tp_rdma_new(const char *dev, int ib_port, int gid_index,
 			     int rank, int nranks, size_t sbuf_bytes,
-			     size_t rbuf_bytes, int spin_us, int timeout_ms)
+			     size_t rbuf_bytes, int spin_us, int spin_yield,
+			     int timeout_ms)
 {
 	struct rdma_x *r = tp_calloc(1, sizeof(*r));
 	struct tp_xport *x = &r->x;
@@ -373,6 +399,7 @@ struct tp_xport *tp_rdma_new(const char *dev, int ib_port, int gid_index,
 	x->rbuf_len = rbuf_bytes;
 	r->ib_port = ib_port;
 	r->spin_us = spin_us;
+	r->spin_yield = spin_yield;
 	/* two calls of 2N-2 messages in flight per peer at most */
 	r->sq_depth = 4 * nranks + 8;
 	r->rq_depth = 4 * nranks + 8;

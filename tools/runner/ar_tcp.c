@@ -5,7 +5,8 @@
  * destination offset, length) and the payload on the peer's data
  * connection. Sockets are non-blocking and every wait drives all of them
  * (sends and receives), so ranks that all send at once never deadlock on
- * full socket buffers.
+ * full socket buffers. A wait sleeps in poll() (as Gloo and MPI's TCP path
+ * do), or with a spin time first polls without sleeping for that long.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -44,6 +45,7 @@ struct tcp_x {
 	struct tp_xport x;
 	struct tcp_peer p[TP_MAX_RANKS];
 	uint64_t outstanding[2];
+	int spin_us;
 };
 
 static int peer_error(struct tcp_x *t, int p, const char *what, int err)
@@ -195,8 +197,9 @@ static int tcp_put(struct tp_xport *x, int peer, size_t src_off,
 
 static int wait_for(struct tcp_x *t, int peer, uint64_t count, int par)
 {
-	uint64_t deadline = tp_now_ns() +
-			    (uint64_t)t->x.timeout_ms * 1000000u;
+	uint64_t now = tp_now_ns();
+	uint64_t deadline = now + (uint64_t)t->x.timeout_ms * 1000000u;
+	uint64_t spin_end = now + (uint64_t)t->spin_us * 1000u;
 
 	for (;;) {
 		if (peer >= 0 ? t->p[peer].recvd >= count :
@@ -211,7 +214,7 @@ static int wait_for(struct tcp_x *t, int peer, uint64_t count, int par)
 				       t->x.timeout_ms);
 			return -1;
 		}
-		if (progress(t, 100))
+		if (progress(t, tp_now_ns() < spin_end ? 0 : 100))
 			return -1;
 	}
 }
@@ -247,7 +250,7 @@ static const struct tp_xport_ops tcp_ops = {
 
 struct tp_xport *tp_tcp_new(const int *fds, const char (*names)[280],
 			    int rank, int nranks, size_t sbuf_bytes,
-			    size_t rbuf_bytes, int timeout_ms)
+			    size_t rbuf_bytes, int spin_us, int timeout_ms)
 {
 	struct tcp_x *t = tp_calloc(1, sizeof(*t));
 	int p;
@@ -261,6 +264,7 @@ struct tp_xport *tp_tcp_new(const int *fds, const char (*names)[280],
 	t->x.sbuf_len = sbuf_bytes;
 	t->x.rbuf_len = rbuf_bytes;
 	t->x.timeout_ms = timeout_ms;
+	t->spin_us = spin_us;
 	for (p = 0; p < nranks; p++) {
 		t->p[p].fd = fds[p];
 		t->p[p].name = names[p];

@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * --local N: N ranks on this machine. The launcher opens N listening
- * sockets on 127.0.0.1 (ports chosen by the kernel, so runs never collide),
+ * sockets (ports chosen by the kernel, so runs never collide), each on
+ * its rank's device's IPv4 address (the address of the netdev behind an
+ * RDMA device, read from its IPv4-mapped GID), else on 127.0.0.1: the
+ * rendezvous and the TCP transport then cross the same link as RDMA,
  * forks one process per rank with its socket and the peer list, and
  * waits. Rank 0 prints the report. When a rank fails, the others notice
  * by themselves (monitor.c); any still running 10 s later are killed.
  * The exit code is 0 only if every rank exited 0.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -40,6 +44,45 @@ static int port_of(int fd)
 	return ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
 }
 
+/*
+ * The IPv4 address of DEV's netdev: its port's first IPv4-mapped GID
+ * (::ffff:a.b.c.d), or 127.0.0.1 when it has none (an InfiniBand port, a
+ * netdev without an address) or no device is named.
+ */
+static void device_ipv4(const struct tp_opts *o, const char *dev,
+			char out[INET_ADDRSTRLEN])
+{
+	static const uint8_t v4[12] = { [10] = 0xff, [11] = 0xff };
+	char path[400], line[64];
+	struct in6_addr a;
+	int i;
+
+	snprintf(out, INET_ADDRSTRLEN, "127.0.0.1");
+	for (i = 0; *dev && i < 256; i++) {
+		FILE *f;
+
+		snprintf(path, sizeof(path),
+			 "/sys/class/infiniband/%s/ports/%d/gids/%d", dev,
+			 o->ib_port, o->gid_index >= 0 ? o->gid_index : i);
+		f = fopen(path, "r");
+		if (!f)
+			return;
+		if (!fgets(line, sizeof(line), f))
+			line[0] = 0;
+		fclose(f);
+		line[strcspn(line, "\n")] = 0;
+		if (inet_pton(AF_INET6, line, &a) == 1 &&
+		    !memcmp(a.s6_addr, v4, 12) &&
+		    (a.s6_addr[12] | a.s6_addr[13] | a.s6_addr[14] |
+		     a.s6_addr[15])) {
+			inet_ntop(AF_INET, a.s6_addr + 12, out, INET_ADDRSTRLEN);
+			return;
+		}
+		if (o->gid_index >= 0)
+			return;
+	}
+}
+
 int tp_launch_local(struct tp_opts *o)
 {
 	int N = o->local, i, alive, rc = 0, failed = -1;
@@ -66,12 +109,16 @@ int tp_launch_local(struct tp_opts *o)
 		return TP_EXIT_USAGE;
 	}
 	for (i = 0; i < N; i++) {
-		lfd[i] = tp_listen("127.0.0.1", "0", err, sizeof(err));
+		char ip[INET_ADDRSTRLEN];
+
+		tp_opts_device(o, i, dev, sizeof(dev));
+		device_ipv4(o, dev, ip);
+		lfd[i] = tp_listen(ip, "0", err, sizeof(err));
 		if (lfd[i] < 0) {
 			tp_err("%s", err);
 			return TP_EXIT_FAIL;
 		}
-		tp_appendf(peers, cap, &pos, "%s127.0.0.1:%d", i ? "," : "",
+		tp_appendf(peers, cap, &pos, "%s%s:%d", i ? "," : "", ip,
 			   port_of(lfd[i]));
 	}
 	o->peers = peers;

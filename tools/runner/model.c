@@ -210,14 +210,28 @@ static void attention(struct tp_model *m, int l, int t, int pos)
 	}
 }
 
-static int reduce_add(struct tp_model *m, struct tp_ar *ar, int n)
+/*
+ * The row-parallel products (attention output, MLP down projection) are
+ * built straight into the all-reduce's send buffer when it has room
+ * (no copy), else into m->part.
+ */
+static float *part_buf(struct tp_model *m, struct tp_ar *ar, int n)
+{
+	float *p = ar ? tp_ar_input(ar, (size_t)n * m->cfg.dim) : NULL;
+
+	return p ? p : m->part;
+}
+
+/* The residual: x += the sum of every rank's PART. */
+static int reduce_add(struct tp_model *m, struct tp_ar *ar, float *part,
+		      int n)
 {
 	size_t i, len = (size_t)n * m->cfg.dim;
 
-	if (ar && tp_allreduce(ar, m->part, len))
-		return -1;
+	if (ar)
+		return tp_allreduce_add(ar, part, m->x, len);
 	for (i = 0; i < len; i++)
-		m->x[i] += m->part[i];
+		m->x[i] += part[i];
 	return 0;
 }
 
@@ -228,6 +242,7 @@ int tp_forward(struct tp_model *m, const int *tokens, int n, int pos,
 	const struct tp_config *c = &m->cfg;
 	int dim = c->dim, hd = c->head_dim, l, t;
 	size_t qd = (size_t)m->nq * hd, kvd = (size_t)m->nkv * hd;
+	float *part;
 
 	if (n < 1 || n > m->max_batch || pos < 0 || pos + n > m->ctx) {
 		tp_err("forward of %d tokens at %d: outside the batch (%d) or context (%d)",
@@ -269,8 +284,9 @@ int tp_forward(struct tp_model *m, const int *tokens, int n, int pos,
 		}
 		for (t = 0; t < n; t++)
 			attention(m, l, t, pos + t);
-		tp_matmul(m->part, m->att, &L->wo, n);
-		if (reduce_add(m, ar, n))
+		part = part_buf(m, ar, n);
+		tp_matmul(part, m->att, &L->wo, n);
+		if (reduce_add(m, ar, part, n))
 			return -1;
 
 		for (t = 0; t < n; t++)
@@ -280,8 +296,9 @@ int tp_forward(struct tp_model *m, const int *tokens, int n, int pos,
 		tp_matmul(m->g, m->xb, &L->wgate, n);
 		tp_matmul(m->u, m->xb, &L->wup, n);
 		tp_swiglu(m->g, m->u, n * m->nf);
-		tp_matmul(m->part, m->g, &L->wdown, n);
-		if (reduce_add(m, ar, n))
+		part = part_buf(m, ar, n);
+		tp_matmul(part, m->g, &L->wdown, n);
+		if (reduce_add(m, ar, part, n))
 			return -1;
 	}
 	tp_rmsnorm(m->xb, m->x + (size_t)(n - 1) * dim, w->out_norm, dim,

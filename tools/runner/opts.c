@@ -44,10 +44,18 @@ static const char usage[] =
 "All-reduce:\n"
 "  --algorithm auto|mesh|ring  (auto: mesh below --ring-min bytes or N <= 2)\n"
 "  --ring-min BYTES         (32768)\n"
-"  --spin-us N              busy-poll before sleeping (auto)\n"
+"  --spin-us N              RDMA: busy-poll before sleeping (auto)\n"
+"  --tcp-spin-us N          TCP: spin on non-blocking sockets before poll() (0)\n"
 "  --timeout SECS           longest wait for one message (60)\n"
 "  --peer-timeout SECS      a silent rank counts as dead after (5)\n"
 "  --connect-timeout SECS   rendezvous (60)\n"
+"\n"
+"All-reduce benchmark (no model; needs --local N >= 2 or --peers):\n"
+"  --bench-allreduce        time barrier-separated all-reduces, every sum checked\n"
+"  --sizes B,B,...          message sizes in bytes, multiples of 4\n"
+"                           (256,4096,16384,65536,1048576)\n"
+"  --iters K                timed iterations per size (200)\n"
+"  --warmup W               untimed iterations first (K/10, at least 2)\n"
 "\n"
 "Output:\n"
 "  --json                   one JSON object instead of the table\n"
@@ -88,6 +96,28 @@ static double fnum(const char *s, double lo, double hi, const char *what)
 			 what, lo, hi);
 		bad(msg, s);
 	}
+	return v;
+}
+
+static size_t *parse_sizes(const char *s, int *n)
+{
+	size_t *v = tp_calloc(strlen(s) / 2 + 1, sizeof(size_t));
+	const char *p = s;
+
+	*n = 0;
+	while (*p) {
+		char *end;
+		long long b = strtoll(p, &end, 10);
+
+		if (end == p || b <= 0 || b % 4 || b > (1ll << 30) ||
+		    (*end && *end != ','))
+			bad("bad --sizes '%s' (comma-separated byte counts, multiples of 4, at most 1 GiB)",
+			    s);
+		v[(*n)++] = (size_t)b;
+		p = *end ? end + 1 : end;
+	}
+	if (!*n)
+		bad("empty --sizes '%s'", s);
 	return v;
 }
 
@@ -134,7 +164,7 @@ enum {
 	O_VOCAB, O_HEADDIM, O_WTYPE, O_ROPE, O_EPS, O_EXPORT, O_TIED, O_TOKENS,
 	O_PLEN, O_PIDS, O_TEMP, O_TOPP, O_SSEED, O_BATCH, O_ALGO, O_RINGMIN,
 	O_SPIN, O_TIMEOUT, O_PTIMEOUT, O_CTIMEOUT, O_JSON, O_LOGITS, O_COMPARE,
-	O_SLOW,
+	O_SLOW, O_TCPSPIN, O_BENCH, O_SIZES, O_ITERS, O_WARMUP,
 };
 
 static const struct option longopts[] = {
@@ -160,6 +190,9 @@ static const struct option longopts[] = {
 	{ "connect-timeout", 1, NULL, O_CTIMEOUT },
 	{ "json", 0, NULL, O_JSON }, { "logits", 0, NULL, O_LOGITS },
 	{ "compare", 0, NULL, O_COMPARE }, { "slow-ms", 1, NULL, O_SLOW },
+	{ "tcp-spin-us", 1, NULL, O_TCPSPIN },
+	{ "bench-allreduce", 0, NULL, O_BENCH }, { "sizes", 1, NULL, O_SIZES },
+	{ "iters", 1, NULL, O_ITERS }, { "warmup", 1, NULL, O_WARMUP },
 	{ "verbose", 0, NULL, 'v' }, { "help", 0, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -187,6 +220,8 @@ void tp_opts_parse(struct tp_opts *o, int argc, char **argv)
 	o->algo = TP_ALGO_AUTO;
 	o->ring_min = 32768;
 	o->spin_us = -1;
+	o->bench_iters = 200;
+	o->bench_warmup = -1;
 	o->timeout_ms = 60000;
 	o->peer_timeout_ms = 5000;
 	o->connect_timeout_ms = 60000;
@@ -248,6 +283,14 @@ void tp_opts_parse(struct tp_opts *o, int argc, char **argv)
 		case O_JSON: o->json = 1; break;
 		case O_LOGITS: o->logits = 1; break;
 		case O_COMPARE: o->compare = 1; break;
+		case O_TCPSPIN: o->tcp_spin_us = (int)num(optarg, 0, 10000000, "--tcp-spin-us"); break;
+		case O_BENCH: o->bench_ar = 1; break;
+		case O_SIZES:
+			free(o->bench_sizes);
+			o->bench_sizes = parse_sizes(optarg, &o->bench_nsizes);
+			break;
+		case O_ITERS: o->bench_iters = (int)num(optarg, 1, 100000, "--iters"); break;
+		case O_WARMUP: o->bench_warmup = (int)num(optarg, 0, 100000, "--warmup"); break;
 		case O_SLOW: o->slow_ms = (int)num(optarg, 0, 100000, "--slow-ms"); break;
 		case 'v': tp_verbose = 1; break;
 		case 'h':
@@ -263,6 +306,15 @@ void tp_opts_parse(struct tp_opts *o, int argc, char **argv)
 	if (o->model && (o->synthetic || shape || o->export_path))
 		bad("%s: --model replaces --synthetic, the shape flags and --export-gguf",
 		    o->model);
+	if (o->bench_ar && (o->model || o->export_path || o->compare))
+		bad("%s", "--bench-allreduce runs no model: leave out --model, --export-gguf and --compare");
+	if (o->bench_ar && !o->bench_sizes) {
+		static const char def[] = "256,4096,16384,65536,1048576";
+
+		o->bench_sizes = parse_sizes(def, &o->bench_nsizes);
+	}
+	if (o->bench_warmup < 0)
+		o->bench_warmup = o->bench_iters / 10 > 2 ? o->bench_iters / 10 : 2;
 	if (!o->model)
 		o->synthetic = 1;
 	o->cfg.head_dim = head_dim ? head_dim :
@@ -326,13 +378,18 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n)
 
 uint64_t tp_opts_hash(const struct tp_opts *o, const struct tp_weights *w)
 {
+	static const struct tp_weights none;
 	char s[1024];
 	uint64_t h = 0xcbf29ce484222325ull;
 	int i;
 
+	if (!w)
+		w = &none;
+
 	snprintf(s, sizeof(s),
 		 "n%d tr%d synth%d seed%llu wt%d mapped%zu dim%d l%d h%d kv%d hd%d rot%d ffn%d v%d eps%a rope%a "
-		 "tok%d plen%d batch%d temp%a topp%a ss%llu algo%d rmin%ld cmp%d",
+		 "tok%d plen%d batch%d temp%a topp%a ss%llu algo%d rmin%ld cmp%d "
+		 "bench%d iters%d warm%d",
 		 o->nranks, o->transport, o->synthetic,
 		 (unsigned long long)o->seed, w->wtype, w->map_len,
 		 w->cfg.dim, w->cfg.layers, w->cfg.heads, w->cfg.kv_heads,
@@ -340,8 +397,11 @@ uint64_t tp_opts_hash(const struct tp_opts *o, const struct tp_weights *w)
 		 (double)w->cfg.eps, (double)w->cfg.rope_base, o->tokens,
 		 o->prompt_len, o->batch, (double)o->temperature,
 		 (double)o->top_p, (unsigned long long)o->sample_seed, o->algo,
-		 o->ring_min, o->compare);
+		 o->ring_min, o->compare, o->bench_ar, o->bench_iters,
+		 o->bench_warmup);
 	h = fnv(h, s, strlen(s));
+	for (i = 0; i < o->bench_nsizes; i++)
+		h = fnv(h, &o->bench_sizes[i], sizeof(size_t));
 	for (i = 0; o->prompt && i < o->prompt_len; i++)
 		h = fnv(h, &o->prompt[i], sizeof(int));
 	return h;

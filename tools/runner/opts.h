@@ -38,17 +38,23 @@ struct tp_opts {
 	enum tp_algo algo;
 	long ring_min;
 	int spin_us;		/* -1: automatic */
+	int tcp_spin_us;	/* TCP: spin on non-blocking sockets first */
 	int timeout_ms, peer_timeout_ms, connect_timeout_ms;
 	/* output */
 	int json, logits, compare;
 	int slow_ms;		/* testing: sleep per decode step */
+	/* --bench-allreduce */
+	int bench_ar;
+	size_t *bench_sizes;	/* bytes, multiples of 4 */
+	int bench_nsizes, bench_iters, bench_warmup;
 };
 
 /* Parse argv; exits with 2 and a message on bad usage. */
 void tp_opts_parse(struct tp_opts *o, int argc, char **argv);
 /* Rank I's device (the I-th of --devices, or the only one). */
 int tp_opts_device(const struct tp_opts *o, int i, char *out, int len);
-/* The hash every rank must agree on (model, shape, flags). */
+/* The hash every rank must agree on (model, shape, flags; W is NULL for
+ * --bench-allreduce, which has no model). */
 uint64_t tp_opts_hash(const struct tp_opts *o, const struct tp_weights *w);
 
 #endif /* TPRUN_OPTS_H */

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bench.h"
 #include "monitor.h"
 #include "rendezvous.h"
 #include "rng.h"
@@ -135,25 +136,26 @@ static uint64_t token_hash(const struct tp_result *r)
 	return h;
 }
 
-/* Busy-poll only while every rank of this machine can have a CPU. */
-static int spin_us(const struct tp_opts *o)
+/* More ranks on this machine than it has CPUs. */
+int tp_oversubscribed(const struct tp_opts *o)
 {
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	int here = o->local ? o->nranks : 1;
-
-	if (o->spin_us >= 0)
-		return o->spin_us;
-	return here < cpus ? 1000 : 0;
+	return (o->local ? o->nranks : 1) > sysconf(_SC_NPROCESSORS_ONLN);
 }
 
-/* Rendezvous, transports, monitor. */
-static int connect_ranks(struct tp_opts *o, const struct tp_weights *w,
-			 struct tp_rdv *rdv, struct tp_xport **rdma,
-			 struct tp_xport **tcp, uint64_t *hash)
+int tp_spin_us(const struct tp_opts *o)
+{
+	if (o->spin_us >= 0)
+		return o->spin_us;
+	return tp_oversubscribed(o) ? 0 : 1000;
+}
+
+int tp_connect_ranks(struct tp_opts *o, uint64_t hash, size_t max_floats,
+		     struct tp_rdv *rdv, struct tp_xport **rdma,
+		     struct tp_xport **tcp)
 {
 	struct tp_peer_addr *peers;
 	int me = o->rank, N = o->nranks, lfd = o->listen_fd, p, n;
-	size_t sb, rb, max_floats;
+	size_t sb, rb;
 	char err[300];
 
 	peers = tp_calloc(TP_MAX_RANKS, sizeof(*peers));
@@ -170,21 +172,19 @@ static int connect_ranks(struct tp_opts *o, const struct tp_weights *w,
 			goto fail;
 		}
 	}
-	*hash = tp_opts_hash(o, w);
 	tp_info("rendezvous: %d ranks, listening on port %s", N,
 		peers[me].port);
-	p = tp_rdv_connect(rdv, me, N, peers, lfd, *hash,
+	p = tp_rdv_connect(rdv, me, N, peers, lfd, hash,
 			   o->connect_timeout_ms);
 	close(lfd);
 	o->listen_fd = -1;
 	if (p)
 		goto fail;
-	max_floats = (size_t)(o->batch < o->prompt_len ? o->batch :
-			      o->prompt_len) * w->cfg.dim;
 	tp_ar_sizes(N, o->algo, max_floats, &sb, &rb);
 	if (o->transport == TP_TR_RDMA) {
 		*rdma = tp_rdma_new(o->device, o->ib_port, o->gid_index, me, N,
-				    sb, rb, spin_us(o), o->timeout_ms);
+				    sb, rb, tp_spin_us(o), tp_oversubscribed(o),
+				    o->timeout_ms);
 		if (!*rdma)
 			goto fail;
 		tp_info("RDMA on %s", tp_rdma_describe(*rdma));
@@ -205,7 +205,7 @@ static int connect_ranks(struct tp_opts *o, const struct tp_weights *w,
 	}
 	if (o->transport == TP_TR_TCP || o->compare)
 		*tcp = tp_tcp_new(rdv->data, (const char (*)[280])rdv->name, me,
-				  N, sb, rb, o->timeout_ms);
+				  N, sb, rb, o->tcp_spin_us, o->timeout_ms);
 	if (tp_mon_start(rdv, o->peer_timeout_ms))
 		goto fail;
 	free(peers);
@@ -224,7 +224,7 @@ int tp_rank_main(struct tp_opts *o)
 	int N = o->nranks, me = o->rank < 0 ? 0 : o->rank;
 	int *prompt = NULL, ret = TP_EXIT_FAIL, multi = N > 1;
 	int have_w1 = 0;
-	uint64_t hash = 0;
+	int batch = o->batch < o->prompt_len ? o->batch : o->prompt_len;
 
 	memset(&rdv, 0, sizeof(rdv));
 	o->rank = me;
@@ -234,6 +234,8 @@ int tp_rank_main(struct tp_opts *o)
 		tp_err("--devices %s has no device for rank %d", o->devices, me);
 		return TP_EXIT_USAGE;
 	}
+	if (o->bench_ar)
+		return tp_bench_rank(o);
 	if (load(o, me, N, &w))
 		return TP_EXIT_FAIL;
 	prompt = make_prompt(o, w.cfg.vocab);
@@ -242,7 +244,10 @@ int tp_rank_main(struct tp_opts *o)
 	tp_info("model %s: dim %d, %d layers, heads %d..%d, kv heads %d..%d, ffn %d..%d of %d",
 		w.source, w.cfg.dim, w.cfg.layers, w.sh.q0, w.sh.q1 - 1,
 		w.sh.kv0, w.sh.kv1 - 1, w.sh.f0, w.sh.f1 - 1, w.cfg.ffn);
-	if (multi && connect_ranks(o, &w, &rdv, &xr, &xt, &hash))
+	/* an all-reduce sums one batch of activations */
+	if (multi && tp_connect_ranks(o, tp_opts_hash(o, &w),
+				      (size_t)batch * w.cfg.dim, &rdv, &xr,
+				      &xt))
 		goto abort;
 	if (generate(o, &w, multi ? (o->transport == TP_TR_RDMA ? xr : xt) :
 		     NULL, prompt, &res))

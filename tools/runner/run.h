@@ -20,6 +20,22 @@ struct tp_result {
 /* Everything a rank does; returns its exit code. */
 int tp_rank_main(struct tp_opts *o);
 
+struct tp_rdv;
+struct tp_xport;
+/*
+ * Rendezvous with the other ranks (HASH: the configuration they must
+ * share), then the transport of o->transport with buffers for all-reduces
+ * of up to MAX_FLOATS floats (*RDMA, and *TCP for --transport tcp or
+ * --compare), then the monitor. 0, or -1 (reported).
+ */
+int tp_connect_ranks(struct tp_opts *o, uint64_t hash, size_t max_floats,
+		     struct tp_rdv *rdv, struct tp_xport **rdma,
+		     struct tp_xport **tcp);
+/* How long an RDMA wait busy-polls before it sleeps (--spin-us, auto). */
+int tp_spin_us(const struct tp_opts *o);
+/* More ranks on this machine than CPUs: a spinning wait yields the CPU. */
+int tp_oversubscribed(const struct tp_opts *o);
+
 /* The local launcher (launch.c): forks N ranks, returns the exit code. */
 int tp_launch_local(struct tp_opts *o);
 
