@@ -31,6 +31,24 @@
 #include "transport.h"
 #include "util.h"
 
+/*
+ * TPRUN_BENCH_FAULT=RANK:ITER makes RANK's sum of iteration ITER wrong
+ * after the all-reduce, for the test that the check catches it.
+ */
+static int fault_rank = -1;
+static uint64_t fault_iter;
+
+static void fault_init(void)
+{
+	const char *f = getenv("TPRUN_BENCH_FAULT");
+	unsigned long long it;
+
+	if (f && sscanf(f, "%d:%llu", &fault_rank, &it) == 2)
+		fault_iter = it;
+	else
+		fault_rank = -1;
+}
+
 struct size_result {
 	size_t bytes;
 	enum tp_algo algo;
@@ -102,6 +120,8 @@ static int bench_size(struct tp_ar *ar, size_t bytes, int iters, int warmup,
 		if (tp_allreduce_add(ar, in, sum, n))
 			return -1;
 		us = (double)(tp_now_ns() - t0) / 1000.0;
+		if (fault_rank == me && *iter == fault_iter)
+			sum[n / 2] += 1;	/* the test of the check */
 		if (check(sum, n, N, *iter, bytes))
 			return -1;
 		++*iter;
@@ -181,6 +201,7 @@ int tp_bench_rank(struct tp_opts *o)
 	int i, N = o->nranks, ret = TP_EXIT_FAIL;
 
 	memset(&rdv, 0, sizeof(rdv));
+	fault_init();
 	if (N < 2) {
 		tp_err("--bench-allreduce needs at least 2 ranks (--local N or --peers)");
 		return TP_EXIT_USAGE;
