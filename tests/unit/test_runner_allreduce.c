@@ -202,9 +202,10 @@ static void test_sizes(void)
 	tp_ar_sizes(4, TP_ALGO_MESH, 100, &ms, &mr);
 	tp_ar_sizes(4, TP_ALGO_RING, 100, &rs, &rr);
 	tp_ar_sizes(4, TP_ALGO_AUTO, 100, &as, &arr);
-	ok(ms == 2 * 400 && mr == 2 * 4 * 400 && rs == 2 * 6 * 25 * 4 &&
+	/* a mesh slot: 400 bytes of floats + an 8-byte time, to 64 bytes */
+	ok(ms == 2 * 448 && mr == 2 * 4 * 448 && rs == 2 * 6 * 25 * 4 &&
 	   rr == rs && as == ms + rs && arr == mr + rr,
-	   "buffers: mesh 2 x n / 2 x N x n, ring 2 x (2N-2) x n/N, auto both");
+	   "buffers: mesh 2 x slot / 2 x N x slot, ring 2 x (2N-2) x n/N, auto both");
 }
 
 static void test_percentile(void)

@@ -37,10 +37,18 @@ void tp_ring_chunk(size_t n, int nranks, int i, size_t *off, size_t *len)
 }
 
 /*
- * Send buffer:    [mesh: 2 halves x n floats][ring: 2 x (2N-2) x chunk]
- * Receive buffer: [mesh: 2 halves x N slots x n floats][ring: same as send]
- * An algorithm that cannot be chosen gets no area.
+ * Send buffer:    [mesh: 2 halves x slot][ring: 2 x (2N-2) x chunk]
+ * Receive buffer: [mesh: 2 halves x N slots][ring: same as send]
+ * A mesh slot holds a vector of up to max_floats floats and, right after
+ * the vector of a call, its sender's entry time (8 bytes). An algorithm
+ * that cannot be chosen gets no area.
  */
+static size_t slot_bytes(size_t max_floats)
+{
+	return (max_floats * sizeof(float) + sizeof(uint64_t) + 63) &
+	       ~(size_t)63;
+}
+
 struct layout {
 	size_t mesh_s, mesh_r, ring_s, ring_r, chunk_max, sbytes, rbytes;
 };
@@ -48,7 +56,7 @@ struct layout {
 static void layout(int N, enum tp_algo algo, size_t max_floats,
 		   struct layout *l)
 {
-	size_t slot = max_floats * sizeof(float), ring = 0;
+	size_t slot = slot_bytes(max_floats), ring = 0;
 
 	l->chunk_max = (max_floats + (size_t)N - 1) / (size_t)N;
 	if (algo != TP_ALGO_MESH && N >= 2)
@@ -91,18 +99,25 @@ void tp_ar_init(struct tp_ar *ar, struct tp_xport *x, enum tp_algo algo,
 	ar->chunk_max = l.chunk_max;
 }
 
+void tp_ar_stats_free(struct tp_ar_stats *st)
+{
+	free(st->us);
+	free(st->late.v);
+	free(st->xfer.v);
+	st->us = st->late.v = st->xfer.v = NULL;
+}
+
 void tp_ar_free(struct tp_ar *ar)
 {
-	free(ar->st[0].us);
-	free(ar->st[1].us);
-	ar->st[0].us = ar->st[1].us = NULL;
+	tp_ar_stats_free(&ar->st[0]);
+	tp_ar_stats_free(&ar->st[1]);
 }
 
 /* The send buffer's mesh half PAR: this rank's vector of the call. */
 static float *mesh_own(const struct tp_ar *ar, int par)
 {
 	return (float *)(ar->x->sbuf + ar->mesh_s +
-			 (size_t)par * ar->max_floats * sizeof(float));
+			 (size_t)par * slot_bytes(ar->max_floats));
 }
 
 /*
@@ -138,27 +153,32 @@ static void sum_slots(const float *const *s, int N, float *out, size_t n,
  * IN goes out from the send buffer: it is copied there unless it is
  * there already (tp_ar_input). The sum goes to OUT, never to the send
  * buffer: our writes may still be in flight (a retransmission reads it).
+ * Each vector carries its sender's entry time T0 (tp_now_ns): *LATE is
+ * how much later than us the last peer entered (0 if none was later), a
+ * figure that means something only where the ranks share a clock.
  */
 static int mesh(struct tp_ar *ar, const float *in, float *out, size_t n,
-		int add)
+		int add, uint64_t t0, double *late)
 {
 	struct tp_xport *x = ar->x;
 	int N = ar->nranks, me = ar->rank, par = (int)(ar->calls & 1), k, r;
-	size_t slot = ar->max_floats * sizeof(float), bytes = n * sizeof(float);
+	size_t slot = slot_bytes(ar->max_floats), bytes = n * sizeof(float);
 	size_t soff = ar->mesh_s + (size_t)par * slot;
 	float *own = mesh_own(ar, par);
 	const float *src[TP_MAX_RANKS];
+	int64_t last = 0;
 
 	if (x->ops->wait_sent(x, par))
 		return -1;
 	if (in != own)
 		memcpy(own, in, bytes);
+	memcpy((char *)own + bytes, &t0, sizeof(t0));
 	for (k = 1; k < N; k++) {
 		int p = (me + k) % N;
 
 		if (x->ops->put(x, p, soff,
 				ar->mesh_r + ((size_t)par * N + me) * slot,
-				bytes, par))
+				bytes + sizeof(t0), par))
 			return -1;
 	}
 	for (k = 1; k < N; k++) {
@@ -167,10 +187,17 @@ static int mesh(struct tp_ar *ar, const float *in, float *out, size_t n,
 		if (x->ops->wait_recv(x, p, ++ar->expect[p]))
 			return -1;
 	}
-	for (r = 0; r < N; r++)
+	for (r = 0; r < N; r++) {
+		uint64_t t;
+
 		src[r] = r == me ? own :
 			 (const float *)(x->rbuf + ar->mesh_r +
 					 ((size_t)par * N + (size_t)r) * slot);
+		memcpy(&t, (const char *)src[r] + bytes, sizeof(t));
+		if ((int64_t)(t - t0) > last)
+			last = (int64_t)(t - t0);
+	}
+	*late = (double)last / 1000.0;
 	sum_slots(src, N, out, n, add);
 	return 0;
 }
@@ -239,15 +266,15 @@ static int ring(struct tp_ar *ar, float *v, size_t n)
 #undef RECV
 }
 
-static void record(struct tp_ar_stats *st, double us)
+static void record(double **v, size_t *n, size_t *cap, double us)
 {
-	if (st->n == st->cap) {
-		st->cap = st->cap ? 2 * st->cap : 256;
-		st->us = realloc(st->us, st->cap * sizeof(double));
-		if (!st->us)
+	if (*n == *cap) {
+		*cap = *cap ? 2 * *cap : 256;
+		*v = realloc(*v, *cap * sizeof(double));
+		if (!*v)
 			tp_die("out of memory");
 	}
-	st->us[st->n++] = us;
+	(*v)[(*n)++] = us;
 }
 
 /* OUT = (ADD: +=) the sum of IN over all ranks; IN may be clobbered. */
@@ -256,6 +283,7 @@ static int allreduce(struct tp_ar *ar, float *in, float *out, size_t n,
 {
 	struct tp_ar_stats *st = &ar->st[ar->phase];
 	uint64_t t0 = tp_now_ns(), sent0 = ar->x->bytes_sent;
+	double us, late = -1;
 	enum tp_algo a;
 	size_t i;
 	int r;
@@ -268,7 +296,7 @@ static int allreduce(struct tp_ar *ar, float *in, float *out, size_t n,
 	a = tp_ar_choose(ar->algo, ar->nranks, n * sizeof(float),
 			 ar->ring_min);
 	if (a == TP_ALGO_MESH) {
-		r = mesh(ar, in, out, n, add);
+		r = mesh(ar, in, out, n, add, t0, &late);
 	} else {
 		r = ring(ar, in, n);
 		if (!r && add)
@@ -284,7 +312,14 @@ static int allreduce(struct tp_ar *ar, float *in, float *out, size_t n,
 	else
 		st->mesh++;
 	st->bytes += ar->x->bytes_sent - sent0;
-	record(st, (double)(tp_now_ns() - t0) / 1000.0);
+	us = (double)(tp_now_ns() - t0) / 1000.0;
+	record(&st->us, &st->n, &st->cap, us);
+	if (ar->same_clock && late >= 0) {
+		if (late > us)
+			late = us;
+		record(&st->late.v, &st->late.n, &st->late.cap, late);
+		record(&st->xfer.v, &st->xfer.n, &st->xfer.cap, us - late);
+	}
 	return r;
 }
 

@@ -66,11 +66,22 @@ struct tp_xport {
 	int timeout_ms;		/* longest wait for one message */
 };
 
+struct tp_samples {
+	double *v;
+	size_t n, cap;
+};
+
 /* Statistics of one phase (prefill or decode). */
 struct tp_ar_stats {
 	uint64_t calls, mesh, ring, bytes;
 	double *us;		/* latency of each call */
 	size_t n, cap;
+	/*
+	 * Mesh calls, where the ranks share a clock: how much later than
+	 * this rank the last rank entered the call (waiting for peers), and
+	 * the rest of the call (the transfer and the sum).
+	 */
+	struct tp_samples late, xfer;
 };
 
 struct tp_ar {
@@ -83,6 +94,7 @@ struct tp_ar {
 	uint64_t calls;
 	uint64_t expect[TP_MAX_RANKS];
 	int phase;		/* which st[] the calls are counted in */
+	int same_clock;		/* the ranks' tp_now_ns() compare (--local) */
 	struct tp_ar_stats st[2];
 };
 
@@ -95,6 +107,7 @@ void tp_ar_sizes(int nranks, enum tp_algo algo, size_t max_floats,
 void tp_ar_init(struct tp_ar *ar, struct tp_xport *x, enum tp_algo algo,
 		size_t ring_min, size_t max_floats);
 void tp_ar_free(struct tp_ar *ar);
+void tp_ar_stats_free(struct tp_ar_stats *st);
 /* Sum V (N floats) over all ranks, in place. 0, or -1 (reported). */
 int tp_allreduce(struct tp_ar *ar, float *v, size_t n);
 /*

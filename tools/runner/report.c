@@ -4,8 +4,11 @@
  * (fields in runner.md). Throughput is rank 0's wall time: prefill tokens
  * over the prefill, generated tokens after the first over the decode
  * loop. All-reduce latency is the time spent inside each all-reduce call
- * (it includes waiting for the slowest rank). Bytes are what this rank
- * sent; every rank sends the same amount.
+ * (it includes waiting for the slowest rank); where the ranks share a
+ * clock (--local), the p50 of each mesh call's two parts is shown too:
+ * waiting for the last rank to enter the call, and the rest (transfer
+ * and sum). Bytes are what this rank sent; every rank sends the same
+ * amount.
  */
 #include <math.h>
 #include <stdio.h>
@@ -104,13 +107,25 @@ static void jints(const char *key, const int *v, int n)
 	printf("],\n");
 }
 
+/* "KEY": p50 of the samples, or null without any */
+static void jp50(const char *key, const struct tp_samples *s)
+{
+	if (s->n)
+		printf(", \"%s\": %.3f", key, tp_percentile(s->v, s->n, 50));
+	else
+		printf(", \"%s\": null", key);
+}
+
 static void jphase(const char *key, const struct tp_ar_stats *s)
 {
 	printf("  \"%s\": {\"allreduce_calls\": %llu, \"mesh\": %llu, \"ring\": %llu, "
-	       "\"allreduce_p50_us\": %.3f, \"allreduce_p99_us\": %.3f, \"allreduce_bytes\": %llu},\n",
+	       "\"allreduce_p50_us\": %.3f, \"allreduce_p99_us\": %.3f, \"allreduce_bytes\": %llu",
 	       key, (unsigned long long)s->calls, (unsigned long long)s->mesh,
 	       (unsigned long long)s->ring, tp_percentile(s->us, s->n, 50),
 	       tp_percentile(s->us, s->n, 99), (unsigned long long)s->bytes);
+	jp50("peer_wait_p50_us", &s->late);
+	jp50("transfer_p50_us", &s->xfer);
+	printf("},\n");
 }
 
 static void jbaseline(const char *key, const struct tp_opts *o,
@@ -122,9 +137,13 @@ static void jbaseline(const char *key, const struct tp_opts *o,
 	printf("  \"%s\": {\"ranks\": %d, \"transport\": \"%s\", "
 	       "\"prefill_tokens_per_s\": %.6g, \"decode_tokens_per_s\": %.6g, "
 	       "\"allreduce_p50_us\": %.3f, \"allreduce_p99_us\": %.3f, "
-	       "\"tokens_match\": %s, \"logits_max_abs_diff\": %.6g},\n",
+	       "\"decode_allreduce_p50_us\": %.3f",
 	       key, b->nranks, b->transport, prefill_tps(o, b), decode_tps(b),
 	       tp_percentile(s.us, s.n, 50), tp_percentile(s.us, s.n, 99),
+	       tp_percentile(b->st[1].us, b->st[1].n, 50));
+	jp50("decode_peer_wait_p50_us", &b->st[1].late);
+	jp50("decode_transfer_p50_us", &b->st[1].xfer);
+	printf(", \"tokens_match\": %s, \"logits_max_abs_diff\": %.6g},\n",
 	       same_tokens(main, b) ? "true" : "false", max_abs_diff(main, b));
 	free(s.us);
 }
@@ -257,6 +276,14 @@ static void table(const struct tp_opts *o, const struct tp_weights *w,
 	       tp_percentile(p->us, p->n, 50), tp_percentile(d->us, d->n, 50));
 	printf("  %-22s %12.1f %12.1f\n", "all-reduce p99 (us)",
 	       tp_percentile(p->us, p->n, 99), tp_percentile(d->us, d->n, 99));
+	if (d->late.n || p->late.n) {
+		printf("  %-22s %12.1f %12.1f\n", "  waiting for peers",
+		       tp_percentile(p->late.v, p->late.n, 50),
+		       tp_percentile(d->late.v, d->late.n, 50));
+		printf("  %-22s %12.1f %12.1f\n", "  transfer and sum",
+		       tp_percentile(p->xfer.v, p->xfer.n, 50),
+		       tp_percentile(d->xfer.v, d->xfer.n, 50));
+	}
 	fmt_bytes(b1, sizeof(b1), (double)p->bytes);
 	fmt_bytes(b2, sizeof(b2), (double)d->bytes);
 	printf("  %-22s %12s %12s\n", "bytes sent per rank", b1, b2);

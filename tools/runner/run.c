@@ -75,6 +75,7 @@ static int generate(const struct tp_opts *o, const struct tp_weights *w,
 		/* one tp_ar per transport: their message counters go together */
 		tp_ar_init(&ar, x, o->algo, (size_t)o->ring_min,
 			   (size_t)batch * w->cfg.dim);
+		ar.same_clock = o->local > 1;
 		arp = &ar;
 	}
 	tp_info("%s: prefill of %d tokens", res->transport, P);
@@ -104,9 +105,10 @@ static int generate(const struct tp_opts *o, const struct tp_weights *w,
 	res->prefill_s = (double)(t1 - t0) / 1e9;
 	res->decode_s = (double)(t2 - t1) / 1e9;
 	if (arp) {
+		/* the samples move to the result */
 		res->st[0] = ar.st[0];
 		res->st[1] = ar.st[1];
-		ar.st[0].us = ar.st[1].us = NULL;
+		memset(ar.st, 0, sizeof(ar.st));
 	}
 	ret = 0;
 out:
@@ -121,8 +123,8 @@ static void result_free(struct tp_result *r)
 {
 	free(r->tokens);
 	free(r->logits);
-	free(r->st[0].us);
-	free(r->st[1].us);
+	tp_ar_stats_free(&r->st[0]);
+	tp_ar_stats_free(&r->st[1]);
 	memset(r, 0, sizeof(*r));
 }
 
