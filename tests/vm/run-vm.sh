@@ -10,7 +10,9 @@ usage() {
 usage: tests/vm/run-vm.sh [options] [TEST|GLOB...]
   TEST|GLOB           selftest file names in the selftest dir, e.g. 00-guest-sanity.sh
                       or '1*' (default: every *.sh except lib*.sh, sorted)
-  --kver KVER         kernel under /boot and /lib/modules (default 6.1.0-56-amd64)
+  --kernel SERIES     boot the newest installed kernel of SERIES: 6.1, 6.12,
+                      6.1-rt or 6.12-rt (default 6.1)
+  --kver KVER         boot exactly this kernel under /boot and /lib/modules
   --timeout SECS      whole-run timeout, boot included (default 2700)
   --test-timeout SECS default per-test timeout (default 300; a '# timeout: N'
                       line in a test file overrides it)
@@ -21,7 +23,7 @@ usage: tests/vm/run-vm.sh [options] [TEST|GLOB...]
   --timeout-scale N   multiply every per-test timeout by N (slow debug kernels)
   --boot-timeout SECS the guest must be up by then, or it is booted once more
                       (default 150 times the --timeout-scale)
-env: TBRDMA_SELFTEST_DIR (default <repo>/tests/selftests), TBRDMA_KVER,
+env: TBRDMA_SELFTEST_DIR (default <repo>/tests/selftests), TBRDMA_KERNEL, TBRDMA_KVER,
      TBRDMA_VM_TIMEOUT, TBRDMA_TEST_TIMEOUT, TBRDMA_VM_BOOT_TIMEOUT
 exit: 0 all passed/skipped and dmesg clean, 1 test failure or dirty dmesg,
       2 usage/setup error, 3 guest crashed or timed out, 130/143 interrupted
@@ -29,9 +31,26 @@ EOF
 }
 die() { echo "run-vm: $*" >&2; exit 2; }
 
+# newest_kernel SERIES -> the release of the newest kernel of the series
+# installed with its modules (Debian names them 6.1.0-N-amd64,
+# 6.1.0-N-rt-amd64, 6.12.N+debNN-amd64, 6.12.N+debNN-rt-amd64): no release
+# is written into the tests, so a point release changes nothing here.
+newest_kernel() {
+	local ver=${1%-rt} rt=0 k r
+	[[ $1 == *-rt ]] && rt=1
+	for k in /boot/vmlinuz-"$ver".*; do
+		r=${k#/boot/vmlinuz-}
+		[[ -d /lib/modules/$r && $r == *-amd64 ]] || continue
+		if ((rt)); then [[ $r == *-rt-amd64 ]] || continue
+		else [[ $r != *-rt-amd64 ]] || continue; fi
+		echo "$r"
+	done | sort -V | tail -n 1
+}
+
 here=$(cd "$(dirname "$0")" && pwd -P)
 repo=$(cd "$here/../.." && pwd -P)
-kver=${TBRDMA_KVER:-6.1.0-56-amd64}
+kver=${TBRDMA_KVER:-}
+series=${TBRDMA_KERNEL:-6.1}
 run_timeout=${TBRDMA_VM_TIMEOUT:-2700}
 test_timeout=${TBRDMA_TEST_TIMEOUT:-300}
 append=""
@@ -43,6 +62,7 @@ pats=()
 while [[ $# -gt 0 ]]; do
 	case $1 in
 	--kver) kver=${2:?}; shift 2 ;;
+	--kernel) series=${2:?}; kver=""; shift 2 ;;
 	--timeout) run_timeout=${2:?}; shift 2 ;;
 	--test-timeout) test_timeout=${2:?}; shift 2 ;;
 	--append) append=${2:?}; shift 2 ;;
@@ -60,6 +80,11 @@ done
 [[ $scale =~ ^[1-9][0-9]*$ ]] || die "--timeout-scale must be a whole number >= 1"
 boot_timeout=${boot_timeout:-$((150 * scale))}
 [[ $boot_timeout =~ ^[1-9][0-9]*$ ]] || die "--boot-timeout must be whole seconds"
+[[ $series =~ ^6\.(1|12)(-rt)?$ ]] || die "--kernel: 6.1, 6.12, 6.1-rt or 6.12-rt, not '$series'"
+if [[ -z $kver && -z $kdir ]]; then
+	kver=$(newest_kernel "$series")
+	[[ -n $kver ]] || die "no $series kernel installed (tools/install-deps.sh installs 6.1 and 6.12)"
+fi
 modroot=/
 if [[ -n $kdir ]]; then
 	kdir=$(realpath -e "$kdir") || die "no kernel dir $kdir"
