@@ -24,13 +24,7 @@ tbr_modprobe rdma_rxe
 [[ -d /sys/module/tbrdma ]] || tbr_insmod
 defer "bench_veth_teardown tbv_a tbv_b rxe_a rxe_b; tbr_rmmod; modprobe -r rdma_rxe"
 bench_veth_setup
-export RDMAV_DRIVERS=$TBRDMA_ROOT/provider/libtbrdma
-rdma link add tbv_a type tbrdma netdev bv0 || fail "tbrdma on bv0"
-rdma link add tbv_b type tbrdma netdev bv1 || fail "tbrdma on bv1"
-rdma link add rxe_a type rxe netdev bv0 || fail "rxe on bv0"
-rdma link add rxe_b type rxe netdev bv1 || fail "rxe on bv1"
-wait_for "net_gid tbv_a $A && net_gid tbv_b $B && net_gid rxe_a $A && net_gid rxe_b $B" 10 ||
-	fail "GIDs missing"
+bench_veth_devices
 
 # veth_pair DEV_A DEV_B PROG ARGS... -> runs one pair, prints its name
 veth_pair() {

@@ -30,13 +30,7 @@ defer "bench_veth_teardown tbv_a tbv_b rxe_a rxe_b rxe0; tbr_rmmod; modprobe -r 
 ip link set lo up
 rdma link add rxe0 type rxe netdev lo || fail "rxe on lo"
 bench_veth_setup
-export RDMAV_DRIVERS=$TBRDMA_ROOT/provider/libtbrdma
-rdma link add tbv_a type tbrdma netdev bv0 || fail "tbrdma on bv0"
-rdma link add tbv_b type tbrdma netdev bv1 || fail "tbrdma on bv1"
-rdma link add rxe_a type rxe netdev bv0 || fail "rxe on bv0"
-rdma link add rxe_b type rxe netdev bv1 || fail "rxe on bv1"
-wait_for "net_gid tbv_a $BENCH_A && net_gid tbv_b $BENCH_B && net_gid rxe_a $BENCH_A && net_gid rxe_b $BENCH_B" 10 ||
-	fail "GIDs missing"
+bench_veth_devices
 
 # ar NAME ARGS... — one --bench-allreduce run (small sizes x 300
 # iterations, large x 30), its JSON lines appended to $TBRDMA_OUT/NAME.

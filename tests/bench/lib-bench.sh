@@ -109,6 +109,18 @@ bench_veth_setup() {
 	ip rule del pref 0 lookup local
 }
 
+# bench_veth_devices — tbrdma (tbv_a, tbv_b) and rxe (rxe_a, rxe_b) on both
+# ends, with the provider of this tree, and their IPv4 GIDs there.
+bench_veth_devices() {
+	export RDMAV_DRIVERS=$TBRDMA_ROOT/provider/libtbrdma
+	rdma link add tbv_a type tbrdma netdev bv0 || fail "tbrdma on bv0"
+	rdma link add tbv_b type tbrdma netdev bv1 || fail "tbrdma on bv1"
+	rdma link add rxe_a type rxe netdev bv0 || fail "rxe on bv0"
+	rdma link add rxe_b type rxe netdev bv1 || fail "rxe on bv1"
+	wait_for "net_gid tbv_a $BENCH_A && net_gid tbv_b $BENCH_B && net_gid rxe_a $BENCH_A && net_gid rxe_b $BENCH_B" 10 ||
+		fail "GIDs missing"
+}
+
 # bench_veth_teardown RDMA_DEV... — delete the devices, the pair, the rules
 bench_veth_teardown() {
 	local d

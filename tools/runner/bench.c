@@ -245,11 +245,7 @@ abort:
 	tp_mon_abort();	/* as tp_rank_main: the monitor owns the sockets */
 	return TP_EXIT_FAIL;
 out:
-	if (xr)
-		xr->ops->destroy(xr);
-	if (xt)
-		xt->ops->destroy(xt);
-	tp_rdv_close(&rdv);
+	tp_disconnect_ranks(&rdv, xr, xt);
 	free(res);
 	free(maxt);
 	free(times);

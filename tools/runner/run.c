@@ -217,6 +217,16 @@ fail:
 	return -1;
 }
 
+void tp_disconnect_ranks(struct tp_rdv *rdv, struct tp_xport *rdma,
+			 struct tp_xport *tcp)
+{
+	if (rdma)
+		rdma->ops->destroy(rdma);
+	if (tcp)
+		tcp->ops->destroy(tcp);
+	tp_rdv_close(rdv);
+}
+
 int tp_rank_main(struct tp_opts *o)
 {
 	struct tp_result res = { 0 }, tcp = { 0 }, one = { 0 };
@@ -281,11 +291,7 @@ abort:
 	tp_mon_abort();
 	return TP_EXIT_FAIL;
 out:
-	if (xr)
-		xr->ops->destroy(xr);
-	if (xt)
-		xt->ops->destroy(xt);
-	tp_rdv_close(&rdv);
+	tp_disconnect_ranks(&rdv, xr, xt);
 	result_free(&res);
 	result_free(&tcp);
 	result_free(&one);

@@ -31,6 +31,10 @@ struct tp_xport;
 int tp_connect_ranks(struct tp_opts *o, uint64_t hash, size_t max_floats,
 		     struct tp_rdv *rdv, struct tp_xport **rdma,
 		     struct tp_xport **tcp);
+/* The transports (either may be NULL) and the rendezvous' connections,
+ * after a run that ended well (an aborted one leaves them to exit()). */
+void tp_disconnect_ranks(struct tp_rdv *rdv, struct tp_xport *rdma,
+			 struct tp_xport *tcp);
 /* How long an RDMA wait busy-polls before it sleeps (--spin-us, auto). */
 int tp_spin_us(const struct tp_opts *o);
 /* More ranks on this machine than CPUs: a spinning wait yields the CPU. */
