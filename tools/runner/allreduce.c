@@ -121,6 +121,44 @@ static float *mesh_own(const struct tp_ar *ar, int par)
 }
 
 /*
+ * O = (or += with ADD) A + B. Never the same memory (the slots are the
+ * transport's), and in blocks of a fixed 8, which the compiler turns into
+ * vector adds at -O2: element by element the same operations, so the
+ * same bits, with a quarter of the instructions.
+ */
+static void sum2(float *restrict o, const float *restrict a,
+		 const float *restrict b, size_t n, int add)
+{
+	size_t i, k;
+
+	if (add) {
+		for (i = 0; i + 8 <= n; i += 8)
+			for (k = 0; k < 8; k++)
+				o[i + k] += a[i + k] + b[i + k];
+		for (; i < n; i++)
+			o[i] += a[i] + b[i];
+	} else {
+		for (i = 0; i + 8 <= n; i += 8)
+			for (k = 0; k < 8; k++)
+				o[i + k] = a[i + k] + b[i + k];
+		for (; i < n; i++)
+			o[i] = a[i] + b[i];
+	}
+}
+
+/* O += A, in blocks of 8 as sum2 (a + b and b + a are the same bits). */
+static void add1(float *restrict o, const float *restrict a, size_t n)
+{
+	size_t i, k;
+
+	for (i = 0; i + 8 <= n; i += 8)
+		for (k = 0; k < 8; k++)
+			o[i + k] += a[i + k];
+	for (; i < n; i++)
+		o[i] += a[i];
+}
+
+/*
  * OUT = (or += with ADD) the sum of the N vectors S[0..N-1], in rank
  * order: ((s0 + s1) + s2) + ..., the same bits on every rank, and what
  * summing into a buffer and then adding that buffer would give.
@@ -131,16 +169,28 @@ static void sum_slots(const float *const *s, int N, float *out, size_t n,
 	size_t i;
 	int r;
 
-	if (N == 2) {	/* the common case, in one vectorisable pass */
-		if (add)
-			for (i = 0; i < n; i++)
-				out[i] += s[0][i] + s[1][i];
-		else
-			for (i = 0; i < n; i++)
-				out[i] = s[0][i] + s[1][i];
+	if (N == 2) {	/* the common case, in one pass */
+		sum2(out, s[0], s[1], n, add);
 		return;
 	}
-	for (i = 0; i < n; i++) {
+	/* blocks of 8 again, through a local sum the compiler vectorises */
+	for (i = 0; i + 8 <= n; i += 8) {
+		float t[8];
+		size_t k;
+
+		for (k = 0; k < 8; k++)
+			t[k] = s[0][i + k] + s[1][i + k];
+		for (r = 2; r < N; r++)
+			for (k = 0; k < 8; k++)
+				t[k] += s[r][i + k];
+		if (add)
+			for (k = 0; k < 8; k++)
+				out[i + k] += t[k];
+		else
+			for (k = 0; k < 8; k++)
+				out[i + k] = t[k];
+	}
+	for (; i < n; i++) {
 		float t = s[0][i] + s[1][i];
 
 		for (r = 2; r < N; r++)
@@ -207,7 +257,7 @@ static int ring(struct tp_ar *ar, float *v, size_t n)
 	struct tp_xport *x = ar->x;
 	int N = ar->nranks, me = ar->rank, par = (int)(ar->calls & 1), k;
 	int right = (me + 1) % N, left = (me + N - 1) % N, M = 2 * N - 2;
-	size_t cs = ar->chunk_max * sizeof(float), off, len, i;
+	size_t cs = ar->chunk_max * sizeof(float), off, len;
 #define SOFF(m) (ar->ring_s + ((size_t)par * M + (size_t)(m)) * cs)
 #define ROFF(m) (ar->ring_r + ((size_t)par * M + (size_t)(m)) * cs)
 #define STAGE(m) ((float *)(x->sbuf + SOFF(m)))
@@ -233,11 +283,9 @@ static int ring(struct tp_ar *ar, float *v, size_t n)
 		if (k < N - 2) {
 			float *out = STAGE(k + 1);
 
-			for (i = 0; i < len; i++)
-				out[i] = RECV(k)[i] + v[off + i];
+			sum2(out, RECV(k), v + off, len, 0);
 		} else {	/* chunk c_r = me + 1 is complete */
-			for (i = 0; i < len; i++)
-				v[off + i] = RECV(k)[i] + v[off + i];
+			add1(v + off, RECV(k), len);
 			memcpy(STAGE(N - 1), v + off, len * sizeof(float));
 		}
 	}
@@ -285,7 +333,6 @@ static int allreduce(struct tp_ar *ar, float *in, float *out, size_t n,
 	uint64_t t0 = tp_now_ns(), sent0 = ar->x->bytes_sent;
 	double us, late = -1;
 	enum tp_algo a;
-	size_t i;
 	int r;
 
 	if (n > ar->max_floats) {
@@ -300,8 +347,7 @@ static int allreduce(struct tp_ar *ar, float *in, float *out, size_t n,
 	} else {
 		r = ring(ar, in, n);
 		if (!r && add)
-			for (i = 0; i < n; i++)
-				out[i] += in[i];
+			add1(out, in, n);	/* in is the caller's, not out */
 		else if (!r && out != in)
 			memcpy(out, in, n * sizeof(float));
 	}

@@ -112,7 +112,8 @@ void tp_ar_stats_free(struct tp_ar_stats *st);
 int tp_allreduce(struct tp_ar *ar, float *v, size_t n);
 /*
  * ACC += the sum of IN (N floats) over all ranks (the model's residual
- * add, in the same pass as the sum); IN may be clobbered. Without a copy
+ * add, in the same pass as the sum); IN may be clobbered, and must not
+ * overlap ACC. Without a copy
  * when IN is where tp_ar_input() said to build it.
  */
 int tp_allreduce_add(struct tp_ar *ar, float *in, float *acc, size_t n);
