@@ -415,7 +415,8 @@ int tp_ar_barrier(struct tp_ar *ar)
 		if (x->ops->wait_recv(x, p, ++ar->expect[p]))
 			return -1;
 	}
-	return 0;
+	/* our empty writes done too, or the next call would wait for them */
+	return x->ops->wait_sent(x, par);
 }
 
 static int cmp_double(const void *a, const void *b)
