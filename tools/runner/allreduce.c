@@ -43,10 +43,11 @@ void tp_ring_chunk(size_t n, int nranks, int i, size_t *off, size_t *len)
  * the vector of a call, its sender's entry time (8 bytes). An algorithm
  * that cannot be chosen gets no area.
  */
+#define STAMP_BYTES sizeof(uint64_t)
+
 static size_t slot_bytes(size_t max_floats)
 {
-	return (max_floats * sizeof(float) + sizeof(uint64_t) + 63) &
-	       ~(size_t)63;
+	return (max_floats * sizeof(float) + STAMP_BYTES + 63) & ~(size_t)63;
 }
 
 struct layout {
@@ -222,13 +223,13 @@ static int mesh(struct tp_ar *ar, const float *in, float *out, size_t n,
 		return -1;
 	if (in != own)
 		memcpy(own, in, bytes);
-	memcpy((char *)own + bytes, &t0, sizeof(t0));
+	memcpy((char *)own + bytes, &t0, STAMP_BYTES);
 	for (k = 1; k < N; k++) {
 		int p = (me + k) % N;
 
 		if (x->ops->put(x, p, soff,
 				ar->mesh_r + ((size_t)par * N + me) * slot,
-				bytes + sizeof(t0), par))
+				bytes + STAMP_BYTES, par))
 			return -1;
 	}
 	for (k = 1; k < N; k++) {
@@ -243,7 +244,7 @@ static int mesh(struct tp_ar *ar, const float *in, float *out, size_t n,
 		src[r] = r == me ? own :
 			 (const float *)(x->rbuf + ar->mesh_r +
 					 ((size_t)par * N + (size_t)r) * slot);
-		memcpy(&t, (const char *)src[r] + bytes, sizeof(t));
+		memcpy(&t, (const char *)src[r] + bytes, STAMP_BYTES);
 		if ((int64_t)(t - t0) > last)
 			last = (int64_t)(t - t0);
 	}
@@ -357,7 +358,9 @@ static int allreduce(struct tp_ar *ar, float *in, float *out, size_t n,
 		st->ring++;
 	else
 		st->mesh++;
-	st->bytes += ar->x->bytes_sent - sent0;
+	/* the payload: the mesh's time stamps are not counted */
+	st->bytes += ar->x->bytes_sent - sent0 -
+		     (a == TP_ALGO_MESH ? (size_t)(ar->nranks - 1) * STAMP_BYTES : 0);
 	us = (double)(tp_now_ns() - t0) / 1000.0;
 	record(&st->us, &st->n, &st->cap, us);
 	if (ar->same_clock && late >= 0) {
