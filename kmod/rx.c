@@ -246,9 +246,10 @@ static enum tbr_resp tbr_rx_send(struct tbr_qp *qp, struct tbr_msg *msg)
 	    IB_WC_SUCCESS) {
 		tbr_rx_complete(qp, wr_id, IB_WC_REM_INV_REQ_ERR, IB_WC_RECV, 0,
 				msg);
+		if (!tbr_rx_reliable(qp))
+			return TBR_RESP_DROPPED;
 		tbr_qp_set_error(qp);
-		return tbr_rx_reliable(qp) ? TBR_RESP_REM_INV :
-					     TBR_RESP_DROPPED;
+		return TBR_RESP_REM_INV;
 	}
 	tbr_rx_complete(qp, wr_id, IB_WC_SUCCESS, IB_WC_RECV,
 			msg->total + hdr_len, msg);

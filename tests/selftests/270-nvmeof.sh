@@ -28,7 +28,7 @@ PORT=$CFG/ports/1
 
 ks_two_devices 9000
 tbr_modprobe nvme_rdma
-modprobe brd rd_nr=1 rd_size=$((48 * 1024)) || fail "brd"
+modprobe brd rd_nr=1 rd_size=$(((MB + 32) * 1024)) || fail "brd"
 defer "rmmod brd 2>/dev/null || true"
 tbr_modprobe nvmet nvmet_rdma
 [[ -d $CFG ]] || mount -t configfs configfs /sys/kernel/config
