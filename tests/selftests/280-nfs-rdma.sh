@@ -4,7 +4,8 @@
 # it from tbks_b (10.88.0.2) with -o rdma,port=20049 across the veth pair
 # of lib-kstorage.sh, as NFSv4.2 and as NFSv3. For each: a tree of files
 # copied to the server and a tree of the server's copied back, checksums
-# compared on both sides, unmount and remount, checksums again. The
+# compared on both sides, unmount and remount, checksums again (a small
+# tree: 9 files, 1.5 MB). The
 # client's frames and fast registrations (xprtrdma registers every
 # read/write chunk with REG_MR) must have moved.
 # timeout: 360
@@ -49,15 +50,16 @@ echo "rdma 20049" >/proc/fs/nfsd/portlist || fail "nfsd: no rdma listener"
 grep -q "rdma 20049" /proc/fs/nfsd/portlist || fail "rdma 20049 not in the portlist"
 echo "nfsd listens on: $(tr '\n' ' ' </proc/fs/nfsd/portlist)"
 
-# make_tree DIR SEED — files of 1 byte to 1 MiB in a few directories.
+# make_tree DIR SEED — files of 1 byte to 1 MiB in a few directories
+# (few and small: every exec and every MB costs in a TCG guest).
 make_tree() {
 	local d=$1 i
 	mkdir -p "$d/a/b" "$d/c"
-	for i in 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+	for i in 0 3 7 12 16 20; do
 		head -c $((1 << i)) /dev/urandom >"$d/f$i"
 	done
-	head -c 777777 /dev/urandom >"$d/a/odd"
-	head -c 3000000 /dev/urandom >"$d/a/b/big"
+	head -c 77777 /dev/urandom >"$d/a/odd"
+	head -c 300000 /dev/urandom >"$d/a/b/big"
 	printf 'hello %s\n' "$2" >"$d/c/hello"
 	ln -s ../f3 "$d/c/link"
 }
@@ -94,7 +96,7 @@ nfs_round() {
 	frames=$(($(ks_frames tbks_b) - frames))
 	reg=$(($(net_counter tbks_b fast_reg) - reg))
 	echo "   remounted, checksums equal; tbks_b sent $frames frames, $reg fast registrations"
-	((frames > 1000 && reg > 0)) || fail "v$vers: the data did not go through tbrdma"
+	((frames > 300 && reg > 0)) || fail "v$vers: the data did not go through tbrdma"
 }
 
 nfs_round 4.2 /
