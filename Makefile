@@ -41,6 +41,7 @@ runner:
 test-progs:
 	$(MAKE) -C tests/progs
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/fake-tbnet modules
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/kfastreg modules
 
 # Build a copy of the module sources against another kernel in $(BUILD).
 # Usage: $(call kbuild_copy,NAME,KDIR)
@@ -187,6 +188,7 @@ clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	-$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/bench/kcopy clean
 	-$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/fake-tbnet clean
+	-$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/kfastreg clean
 	-$(MAKE) -C provider clean
 	-$(MAKE) -C tests/unit clean
 	-$(MAKE) -C tests/progs clean

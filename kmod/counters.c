@@ -23,6 +23,9 @@ static const struct rdma_stat_desc tbr_counter_descs[TBR_NUM_COUNTERS] = {
 	[TBR_CNT_ACK_TIMEOUTS].name = "ack_timeouts",
 	[TBR_CNT_RX_BAD_FRAMES].name = "rx_bad_frames",
 	[TBR_CNT_RX_CHECKSUM_ERRORS].name = "rx_checksum_errors",
+	[TBR_CNT_FAST_REG].name = "fast_reg",
+	[TBR_CNT_LOCAL_INV].name = "local_inv",
+	[TBR_CNT_REMOTE_INV].name = "remote_inv",
 };
 
 int tbr_counters_init(struct tbr_dev *tdev)

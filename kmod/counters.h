@@ -25,6 +25,9 @@ enum tbr_counter {
 	TBR_CNT_ACK_TIMEOUTS,		/* retransmission timer expiries */
 	TBR_CNT_RX_BAD_FRAMES,		/* malformed, unknown QP, wrong version */
 	TBR_CNT_RX_CHECKSUM_ERRORS,	/* damaged in flight */
+	TBR_CNT_FAST_REG,		/* REG_MR work requests that registered */
+	TBR_CNT_LOCAL_INV,		/* LOCAL_INV work requests that invalidated */
+	TBR_CNT_REMOTE_INV,		/* keys a peer's SEND_WITH_INV invalidated */
 	TBR_NUM_COUNTERS
 };
 

@@ -215,6 +215,10 @@ static void tbr_cqe_to_wc(const struct tbrdma_cqe *cqe, struct ib_wc *wc)
 		wc->ex.imm_data = cqe->imm_data;
 		wc->wc_flags |= IB_WC_WITH_IMM;
 	}
+	if (cqe->wc_flags & TBRDMA_CQE_WITH_INV) {
+		wc->ex.invalidate_rkey = cqe->invalidate_rkey;
+		wc->wc_flags |= IB_WC_WITH_INVALIDATE;
+	}
 	if (cqe->wc_flags & TBRDMA_CQE_GRH) {
 		wc->wc_flags |= IB_WC_GRH | IB_WC_WITH_NETWORK_HDR_TYPE;
 		wc->network_hdr_type = cqe->network_hdr_type;

@@ -27,6 +27,7 @@ static const struct ib_device_ops tbr_dev_ops = {
 	.uverbs_abi_ver = TBRDMA_UVERBS_ABI_VERSION,
 
 	.alloc_hw_port_stats = tbr_alloc_hw_port_stats,
+	.alloc_mr = tbr_alloc_mr,
 	.alloc_pd = tbr_alloc_pd,
 	.alloc_ucontext = tbr_alloc_ucontext,
 	.create_ah = tbr_create_ah,
@@ -46,6 +47,7 @@ static const struct ib_device_ops tbr_dev_ops = {
 	.device_group = &tbr_dev_attr_group,
 	.get_dev_fw_str = tbr_get_dev_fw_str,
 	.get_dma_mr = tbr_get_dma_mr,
+	.map_mr_sg = tbr_map_mr_sg,
 	.get_hw_stats = tbr_get_hw_stats,
 	.get_link_layer = tbr_get_link_layer,
 	.get_port_immutable = tbr_get_port_immutable,

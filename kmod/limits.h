@@ -17,6 +17,7 @@
 #define TBR_MAX_CQE		65536	/* slots of a CQ */
 #define TBR_MAX_MR		65536
 #define TBR_MAX_MR_SIZE		BIT_ULL(40)
+#define TBR_MAX_FAST_REG_PAGES	512	/* page list of a fast-registration MR */
 #define TBR_MAX_SRQ		16384
 #define TBR_MAX_SRQ_WR		16384
 #define TBR_MAX_AH		65536

@@ -9,9 +9,22 @@
  * lookup can succeed from then on) and then waits for the lookups in
  * flight, so a key is dead the moment dereg returns and pages are never
  * unpinned under a copy.
+ *
+ * Fast registration (kernel consumers: NVMe-oF, NFS/RDMA, iSER): an MR
+ * allocated by alloc_mr starts FREE, with a page list that map_mr_sg
+ * fills from a DMA-mapped scatterlist (our DMA addresses are kernel
+ * virtual addresses: the core's virtual DMA ops).  A REG_MR work request
+ * makes it VALID under the key it carries, whose low 8 bits are the
+ * consumer's (ib_update_fast_reg_key) and whose index must be the MR's;
+ * LOCAL_INV, or a peer's SEND_WITH_INV, makes it FREE again.  Lookups of a
+ * fast-registration MR check state, key, PD, access and bounds under the
+ * MR's lock, so a key stops working the moment it is invalidated.
  */
+#include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/rcupdate.h>
+#include <linux/sizes.h>
+#include <linux/slab.h>
 #include <linux/vmalloc.h>
 #include <rdma/ib_umem.h>
 
@@ -39,6 +52,8 @@ static struct tbr_mr *tbr_mr_alloc(struct tbr_dev *tdev, struct tbr_pd *pd,
 		return ERR_PTR(-ENOMEM);
 	mr->pdn = pd->pdn;
 	mr->access = access & tbr_mr_access_mask;
+	mr->state = TBR_MR_VALID;
+	spin_lock_init(&mr->lock);
 	refcount_set(&mr->users, 1);
 	init_completion(&mr->released);
 
@@ -51,15 +66,16 @@ static struct tbr_mr *tbr_mr_alloc(struct tbr_dev *tdev, struct tbr_pd *pd,
 		return ERR_PTR(err == -EBUSY ? -ENOMEM : err);
 	}
 	/* The index is ours alone until erased: no other writer of its byte. */
-	mr->ibmr.lkey = index << 8 | ++tdev->mr_gen[index];
-	mr->ibmr.rkey = mr->ibmr.lkey;
+	mr->key = index << 8 | ++tdev->mr_gen[index];
+	mr->ibmr.lkey = mr->key;
+	mr->ibmr.rkey = mr->key;
 	return mr;
 }
 
 /* Make the MR findable by its key; everything else must be set up. */
 static void tbr_mr_publish(struct tbr_dev *tdev, struct tbr_mr *mr)
 {
-	xa_store(&tdev->mr_xa, TBR_KEY_INDEX(mr->ibmr.lkey), mr, GFP_KERNEL);
+	xa_store(&tdev->mr_xa, TBR_KEY_INDEX(mr->key), mr, GFP_KERNEL);
 }
 
 struct ib_mr *tbr_get_dma_mr(struct ib_pd *ibpd, int access)
@@ -135,7 +151,7 @@ struct ib_mr *tbr_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	return &mr->ibmr;
 
 err:
-	xa_erase(&tdev->mr_xa, TBR_KEY_INDEX(mr->ibmr.lkey));
+	xa_erase(&tdev->mr_xa, TBR_KEY_INDEX(mr->key));
 	if (mr->kva)
 		vunmap(mr->kva);
 	kvfree(mr->pages);
@@ -150,17 +166,31 @@ int tbr_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	struct tbr_dev *tdev = to_tdev(ibmr->device);
 	struct tbr_mr *mr = to_tmr(ibmr);
 
-	xa_erase(&tdev->mr_xa, TBR_KEY_INDEX(mr->ibmr.lkey));
+	xa_erase(&tdev->mr_xa, TBR_KEY_INDEX(mr->key));
 	if (!refcount_dec_and_test(&mr->users))
 		wait_for_completion(&mr->released);
 
 	if (mr->kva)
 		vunmap(mr->kva);
 	kvfree(mr->pages);
+	kfree(mr->page_list);
 	if (mr->umem)
 		ib_umem_release(mr->umem);
 	kfree_rcu(mr, rcu);
 	return 0;
+}
+
+/* Does @mr, found by @key, grant @access to [@addr, @addr + @len) in PD @pdn? */
+static bool tbr_mr_allows(const struct tbr_mr *mr, u32 key, u32 pdn,
+			  int access, u64 addr, u64 len)
+{
+	if (mr->state != TBR_MR_VALID || mr->key != key || mr->pdn != pdn ||
+	    (mr->access & access) != access)
+		return false;
+	if (mr->type == TBR_MR_DMA)
+		return true;
+	return addr >= mr->iova && len <= mr->length &&
+	       addr - mr->iova <= mr->length - len;
 }
 
 /*
@@ -170,25 +200,27 @@ int tbr_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 struct tbr_mr *tbr_mr_get(struct tbr_dev *tdev, u32 key, u32 pdn,
 			  int access, u64 addr, u64 len)
 {
+	unsigned long flags;
 	struct tbr_mr *mr;
+	bool ok;
 
 	rcu_read_lock();
 	mr = xa_load(&tdev->mr_xa, TBR_KEY_INDEX(key));
-	if (!mr || mr->ibmr.lkey != key || !refcount_inc_not_zero(&mr->users)) {
+	if (!mr || !refcount_inc_not_zero(&mr->users)) {
 		rcu_read_unlock();
 		return NULL;
 	}
 	rcu_read_unlock();
 
-	if (mr->pdn != pdn || (mr->access & access) != access)
-		goto reject;
-	if (mr->type == TBR_MR_USER &&
-	    (addr < mr->iova || len > mr->length ||
-	     addr - mr->iova > mr->length - len))
-		goto reject;
-	return mr;
-
-reject:
+	if (mr->type == TBR_MR_FAST) {
+		spin_lock_irqsave(&mr->lock, flags);
+		ok = tbr_mr_allows(mr, key, pdn, access, addr, len);
+		spin_unlock_irqrestore(&mr->lock, flags);
+	} else {
+		ok = tbr_mr_allows(mr, key, pdn, access, addr, len);
+	}
+	if (ok)
+		return mr;
 	tbr_mr_put(mr);
 	return NULL;
 }
@@ -197,6 +229,24 @@ void tbr_mr_put(struct tbr_mr *mr)
 {
 	if (refcount_dec_and_test(&mr->users))
 		complete(&mr->released);
+}
+
+/*
+ * A fast-registration MR: one page of its page list at a time.  The
+ * registration may only change after an invalidation, which the consumer
+ * must not race with its own use of the MR; the index is clamped so that
+ * even then nothing outside the page list is read.
+ */
+static void *tbr_mr_fast_kaddr(const struct tbr_mr *mr, u64 addr,
+			       size_t *contig)
+{
+	u32 shift = READ_ONCE(mr->page_shift);
+	u64 off = READ_ONCE(mr->fbo) + (addr - READ_ONCE(mr->iova));
+	u64 idx = min_t(u64, off >> shift, mr->max_pages - 1);
+	u64 in_page = off & (BIT_ULL(shift) - 1);
+
+	*contig = BIT_ULL(shift) - in_page;
+	return (void *)(uintptr_t)(READ_ONCE(mr->page_list[idx]) + in_page);
 }
 
 /*
@@ -211,6 +261,8 @@ void *tbr_mr_kaddr(const struct tbr_mr *mr, u64 addr, size_t *contig)
 		*contig = SIZE_MAX;
 		return (void *)(uintptr_t)addr;
 	}
+	if (mr->type == TBR_MR_FAST)
+		return tbr_mr_fast_kaddr(mr, addr, contig);
 	off = addr - mr->iova;
 	*contig = mr->length - off;
 	return mr->kva + mr->page_offset + off;
@@ -224,4 +276,160 @@ struct page *tbr_mr_page(const struct tbr_mr *mr, u64 addr,
 
 	*page_off = off & ~PAGE_MASK;
 	return mr->pages[off >> PAGE_SHIFT];
+}
+
+/* alloc_mr: a fast-registration MR of up to @max_num_sg pages, FREE. */
+struct ib_mr *tbr_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
+			   u32 max_num_sg)
+{
+	struct tbr_dev *tdev = to_tdev(ibpd->device);
+	struct tbr_mr *mr;
+	u64 *list;
+
+	if (type != IB_MR_TYPE_MEM_REG || !max_num_sg ||
+	    max_num_sg > TBR_MAX_FAST_REG_PAGES)
+		return ERR_PTR(-EINVAL);
+	list = kcalloc(max_num_sg, sizeof(*list), GFP_KERNEL);
+	if (!list)
+		return ERR_PTR(-ENOMEM);
+	mr = tbr_mr_alloc(tdev, to_tpd(ibpd), 0);
+	if (IS_ERR(mr)) {
+		kfree(list);
+		return ERR_CAST(mr);
+	}
+	mr->type = TBR_MR_FAST;
+	mr->state = TBR_MR_FREE;
+	mr->page_list = list;
+	mr->max_pages = max_num_sg;
+	mr->page_shift = PAGE_SHIFT;
+	tbr_mr_publish(tdev, mr);
+	return &mr->ibmr;
+}
+
+static int tbr_mr_set_page(struct ib_mr *ibmr, u64 addr)
+{
+	struct tbr_mr *mr = to_tmr(ibmr);
+
+	if (mr->map_npages >= mr->max_pages)
+		return -ENOMEM;
+	WRITE_ONCE(mr->page_list[mr->map_npages++], addr);
+	return 0;
+}
+
+/*
+ * map_mr_sg: the core's ib_sg_to_pages() splits the scatterlist into
+ * pages of ibmr->page_size and sets ibmr->iova and ibmr->length; we keep
+ * the page addresses, how many, their size and where the first byte is.
+ */
+int tbr_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		  unsigned int *sg_offset)
+{
+	struct tbr_mr *mr = to_tmr(ibmr);
+	int n;
+
+	if (mr->type != TBR_MR_FAST)
+		return -EINVAL;
+	mr->map_npages = 0;
+	n = ib_sg_to_pages(ibmr, sg, sg_nents, sg_offset, tbr_mr_set_page);
+	if (n <= 0 || !is_power_of_2(ibmr->page_size) ||
+	    ibmr->page_size < SZ_4K) {
+		mr->map_npages = 0;
+		return n <= 0 ? n : -EINVAL;
+	}
+	mr->map_shift = ilog2(ibmr->page_size);
+	mr->map_fbo = ibmr->iova & (ibmr->page_size - 1);
+	return n;
+}
+
+/* A fast-registration MR of PD @pdn by the index of @key, referenced. */
+static struct tbr_mr *tbr_mr_get_fast(struct tbr_dev *tdev, u32 key, u32 pdn)
+{
+	struct tbr_mr *mr;
+
+	rcu_read_lock();
+	mr = xa_load(&tdev->mr_xa, TBR_KEY_INDEX(key));
+	if (mr && !refcount_inc_not_zero(&mr->users))
+		mr = NULL;
+	rcu_read_unlock();
+	if (mr && (mr->type != TBR_MR_FAST || mr->pdn != pdn)) {
+		tbr_mr_put(mr);
+		mr = NULL;
+	}
+	return mr;
+}
+
+/*
+ * REG_MR: make the MR named by @key's index VALID under @key, for
+ * [@iova, @iova + @length) of its mapped page list, with @access.
+ */
+enum ib_wc_status tbr_mr_fast_reg(struct tbr_dev *tdev, u32 pdn, u32 key,
+				  int access, u64 iova, u64 length)
+{
+	enum ib_wc_status status = IB_WC_SUCCESS;
+	unsigned long flags;
+	struct tbr_mr *mr;
+	u64 room;
+
+	mr = tbr_mr_get_fast(tdev, key, pdn);
+	if (!mr)
+		return IB_WC_LOC_PROT_ERR;
+	/* The verbs spec: remote write or atomic access needs local write. */
+	if ((access & (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC)) &&
+	    !(access & IB_ACCESS_LOCAL_WRITE)) {
+		status = IB_WC_LOC_ACCESS_ERR;
+		goto out;
+	}
+	spin_lock_irqsave(&mr->lock, flags);
+	room = ((u64)mr->map_npages << mr->map_shift) - mr->map_fbo;
+	if (mr->state != TBR_MR_FREE) {
+		status = IB_WC_LOC_QP_OP_ERR;	/* MR in the wrong state */
+	} else if (!mr->map_npages || length > room) {
+		status = IB_WC_LOC_LEN_ERR;
+	} else {
+		mr->npages = mr->map_npages;
+		mr->page_shift = mr->map_shift;
+		mr->fbo = mr->map_fbo;
+		mr->iova = iova;
+		mr->length = length;
+		mr->access = access & tbr_mr_access_mask;
+		mr->key = key;
+		mr->state = TBR_MR_VALID;
+	}
+	spin_unlock_irqrestore(&mr->lock, flags);
+	if (status == IB_WC_SUCCESS)
+		tbr_count(tdev, TBR_CNT_FAST_REG, 1);
+out:
+	tbr_mr_put(mr);
+	return status;
+}
+
+/*
+ * LOCAL_INV (@remote false) or a peer's SEND_WITH_INV (@remote true):
+ * make the fast-registration MR that @key names FREE.  A peer may only
+ * invalidate a key it was given: one with remote access.
+ */
+enum ib_wc_status tbr_mr_invalidate(struct tbr_dev *tdev, u32 pdn, u32 key,
+				    bool remote)
+{
+	enum ib_wc_status status = IB_WC_SUCCESS;
+	unsigned long flags;
+	struct tbr_mr *mr;
+
+	mr = tbr_mr_get_fast(tdev, key, pdn);
+	if (!mr)
+		return IB_WC_LOC_PROT_ERR;
+	spin_lock_irqsave(&mr->lock, flags);
+	if (mr->key != key ||
+	    (remote && !(mr->access & (IB_ACCESS_REMOTE_READ |
+				       IB_ACCESS_REMOTE_WRITE |
+				       IB_ACCESS_REMOTE_ATOMIC))))
+		status = IB_WC_LOC_PROT_ERR;
+	else
+		mr->state = TBR_MR_FREE;
+	spin_unlock_irqrestore(&mr->lock, flags);
+	if (status == IB_WC_SUCCESS)
+		tbr_count(tdev, remote ? TBR_CNT_REMOTE_INV : TBR_CNT_LOCAL_INV,
+			  1);
+	tbr_mr_put(mr);
+	return status;
 }

@@ -20,6 +20,8 @@ static u8 tbr_wire_opcode(u32 wr_opcode)
 	switch (wr_opcode) {
 	case IB_UVERBS_WR_SEND_WITH_IMM:
 		return TBR_OP_SEND_IMM;
+	case IB_UVERBS_WR_SEND_WITH_INV:
+		return TBR_OP_SEND_INV;
 	case IB_UVERBS_WR_RDMA_WRITE:
 		return TBR_OP_WRITE;
 	case IB_UVERBS_WR_RDMA_WRITE_WITH_IMM:
@@ -543,6 +545,14 @@ static void tbr_req_start(struct tbr_qp *qp, u32 slot)
 	rq->tail++;
 	tbr_count(qp->tdev, TBR_CNT_TX_OPS, 1);
 
+	/* REG_MR, LOCAL_INV: done now, no PSN, completes in order. */
+	if (tbr_tx_is_local_op(wqe->opcode)) {
+		e->nframes = 0;
+		e->done = true;
+		e->status = tbr_tx_local_op(qp, wqe);
+		return;
+	}
+
 	status = tbr_tx_prepare(qp, wqe, &msg, &e->local, &ah, &dst_qpn);
 	if (status != IB_WC_SUCCESS) {
 		e->done = true;		/* completes in order, in error */
@@ -574,6 +584,16 @@ static void tbr_req_start(struct tbr_qp *qp, u32 slot)
 	    e->opcode != IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD)
 		e->nframes = tbr_psn_frames(e->length, e->seg);
 	rq->psn_next = tbr_psn_add(rq->psn_next, e->nframes);
+}
+
+/* The opcode of the next WQE not yet started (a hint; copied later). */
+static u32 tbr_req_next_opcode(struct tbr_qp *qp)
+{
+	const struct tbrdma_send_wqe *wqe;
+
+	wqe = tbr_queue_slot(&qp->sq,
+			     qp->sq.kidx + tbr_req_count(&qp->net->req));
+	return READ_ONCE(wqe->opcode);
 }
 
 /* Flush the window after the QP went to error. */
@@ -684,6 +704,12 @@ void tbr_net_req_process(struct tbr_qp *qp)
 		}
 		if (!ready)
 			goto out_idle;
+		/* LOCAL_INV is fenced: it waits for everything before it. */
+		if (tbr_req_count(rq) &&
+		    tbr_req_next_opcode(qp) == IB_UVERBS_WR_LOCAL_INV) {
+			rq->blocked = true;
+			goto out_active;
+		}
 		tbr_req_start(qp, qp->sq.kidx + tbr_req_count(rq));
 		tbr_req_advance(qp);	/* a WQE that failed locally */
 	}

@@ -16,6 +16,9 @@ static u32 tbr_wire_to_wr_opcode(u8 op, bool last)
 		return IB_UVERBS_WR_SEND;
 	case TBR_OP_SEND_IMM:
 		return last ? IB_UVERBS_WR_SEND_WITH_IMM : IB_UVERBS_WR_SEND;
+	case TBR_OP_SEND_INV:
+		/* The invalidation belongs to the last frame, as the completion. */
+		return last ? IB_UVERBS_WR_SEND_WITH_INV : IB_UVERBS_WR_SEND;
 	case TBR_OP_WRITE:
 		return IB_UVERBS_WR_RDMA_WRITE;
 	case TBR_OP_WRITE_IMM:
@@ -344,6 +347,7 @@ void tbr_net_resp_rx(struct tbr_qp *qp, const struct sk_buff *skb,
 	}
 	/* UC carries SEND and WRITE only: a READ or atomic is invalid. */
 	if (hdr->opcode != TBR_OP_SEND && hdr->opcode != TBR_OP_SEND_IMM &&
+	    hdr->opcode != TBR_OP_SEND_INV &&
 	    hdr->opcode != TBR_OP_WRITE && hdr->opcode != TBR_OP_WRITE_IMM) {
 		tbr_count(qp->tdev, TBR_CNT_RX_BAD_FRAMES, 1);
 		goto out;

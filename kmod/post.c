@@ -18,10 +18,41 @@ static bool tbr_kernel_opcode_ok(enum ib_wr_opcode opcode)
 	case IB_WR_RDMA_READ:
 	case IB_WR_ATOMIC_CMP_AND_SWP:
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
+	case IB_WR_SEND_WITH_INV:
+	case IB_WR_LOCAL_INV:
+	case IB_WR_REG_MR:
 		return true;
 	default:
 		return false;
 	}
+}
+
+static_assert(IB_WR_REG_MR == TBRDMA_WR_REG_MR);
+static_assert((int)IB_WR_LOCAL_INV == (int)IB_UVERBS_WR_LOCAL_INV);
+static_assert((int)IB_WR_SEND_WITH_INV == (int)IB_UVERBS_WR_SEND_WITH_INV);
+
+/*
+ * The local operations of fast registration carry no SGEs.  REG_MR takes
+ * the MR's iova and length now, as ib_map_mr_sg() left them: the MR is
+ * named in the WQE by its key's index only.
+ */
+static int tbr_build_local_wqe(struct tbr_qp *qp, const struct ib_send_wr *wr,
+			       struct tbrdma_send_wqe *wqe)
+{
+	const struct ib_reg_wr *reg;
+
+	if (wr->opcode == IB_WR_LOCAL_INV) {
+		wqe->wr.inv.rkey = wr->ex.invalidate_rkey;
+		return 0;
+	}
+	reg = reg_wr(wr);
+	if (!reg->mr || reg->mr->device != qp->ibqp.device)
+		return -EINVAL;
+	wqe->wr.reg.iova = reg->mr->iova;
+	wqe->wr.reg.length = reg->mr->length;
+	wqe->wr.reg.key = reg->key;
+	wqe->wr.reg.access = reg->access;
+	return 0;
 }
 
 /* Kernel SGE addresses are kernel virtual addresses (no DMA mapping). */
@@ -51,13 +82,23 @@ static int tbr_build_send_wqe(struct tbr_qp *qp, const struct ib_send_wr *wr,
 
 	if (!tbr_kernel_opcode_ok(wr->opcode) || wr->num_sge > qp->max_send_sge)
 		return -EINVAL;
+	/* Datagram QPs send; fast registration is for connected QPs. */
+	if (tbr_qp_is_datagram(qp) && wr->opcode != IB_WR_SEND &&
+	    wr->opcode != IB_WR_SEND_WITH_IMM)
+		return -EINVAL;
 	memset(wqe, 0, sizeof(*wqe));
 	wqe->wr_id = wr->wr_id;
 	/* These IB_WR_* values are defined as their IB_UVERBS_WR_* twins. */
 	wqe->opcode = wr->opcode;
 	wqe->send_flags = wr->send_flags & (TBRDMA_WQE_FENCE |
 		TBRDMA_WQE_SIGNALED | TBRDMA_WQE_SOLICITED | TBRDMA_WQE_INLINE);
-	wqe->imm_data = wr->ex.imm_data;
+	if (wr->opcode == IB_WR_LOCAL_INV || wr->opcode == IB_WR_REG_MR) {
+		wqe->send_flags &= ~TBRDMA_WQE_INLINE;
+		return tbr_build_local_wqe(qp, wr, wqe);
+	}
+	if (wr->opcode == IB_WR_SEND_WITH_IMM ||
+	    wr->opcode == IB_WR_RDMA_WRITE_WITH_IMM)
+		wqe->imm_data = wr->ex.imm_data;
 
 	switch (wr->opcode) {
 	case IB_WR_RDMA_WRITE:
@@ -72,6 +113,9 @@ static int tbr_build_send_wqe(struct tbr_qp *qp, const struct ib_send_wr *wr,
 		wqe->wr.atomic.compare_add = atomic_wr(wr)->compare_add;
 		wqe->wr.atomic.swap = atomic_wr(wr)->swap;
 		wqe->wr.atomic.rkey = atomic_wr(wr)->rkey;
+		break;
+	case IB_WR_SEND_WITH_INV:
+		wqe->wr.inv.rkey = wr->ex.invalidate_rkey;
 		break;
 	default:
 		break;

@@ -31,7 +31,9 @@ int tbr_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	attr->max_pkeys = TBR_PKEY_TABLE_LEN;
 	attr->device_cap_flags = IB_DEVICE_RC_RNR_NAK_GEN |
 				 IB_DEVICE_SYS_IMAGE_GUID |
-				 IB_DEVICE_PORT_ACTIVE_EVENT;
+				 IB_DEVICE_PORT_ACTIVE_EVENT |
+				 IB_DEVICE_MEM_MGT_EXTENSIONS;
+	attr->max_fast_reg_page_list_len = TBR_MAX_FAST_REG_PAGES;
 	attr->max_qp = TBR_MAX_QP;
 	attr->max_qp_wr = TBR_MAX_QP_WR;
 	attr->max_send_sge = TBR_MAX_SGE;

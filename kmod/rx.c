@@ -51,6 +51,11 @@ static void tbr_rx_complete(struct tbr_qp *qp, u64 wr_id,
 		cqe.wc_flags |= TBRDMA_CQE_WITH_IMM;
 		cqe.imm_data = msg->imm_data;
 	}
+	if (status == IB_WC_SUCCESS &&
+	    msg->opcode == IB_UVERBS_WR_SEND_WITH_INV) {
+		cqe.wc_flags |= TBRDMA_CQE_WITH_INV;
+		cqe.invalidate_rkey = msg->rkey;
+	}
 	if (msg->ah && status == IB_WC_SUCCESS) {
 		cqe.wc_flags |= TBRDMA_CQE_GRH;
 		cqe.network_hdr_type = ipv6_addr_v4mapped((struct in6_addr *)
@@ -235,6 +240,17 @@ static enum tbr_resp tbr_rx_send(struct tbr_qp *qp, struct tbr_msg *msg)
 	tbr_sgl_put(dst);
 	if (cont)
 		cont->active = false;
+	/* SEND_WITH_INV: the key dies with the message's completion. */
+	if (msg->opcode == IB_UVERBS_WR_SEND_WITH_INV &&
+	    tbr_mr_invalidate(qp->tdev, qp->pdn, msg->rkey, true) !=
+	    IB_WC_SUCCESS) {
+		tbr_rx_complete(qp, wr_id, IB_WC_REM_INV_REQ_ERR, IB_WC_RECV, 0,
+				msg);
+		if (!tbr_rx_reliable(qp))
+			return TBR_RESP_DROPPED;
+		tbr_qp_set_error(qp);
+		return TBR_RESP_REM_INV;
+	}
 	tbr_rx_complete(qp, wr_id, IB_WC_SUCCESS, IB_WC_RECV,
 			msg->total + hdr_len, msg);
 	return TBR_RESP_OK;
@@ -348,6 +364,11 @@ enum tbr_resp tbr_rx_message(struct tbr_qp *qp, struct tbr_msg *msg)
 	tbr_count(qp->tdev, TBR_CNT_RX_OPS, 1);
 
 	switch (msg->opcode) {
+	case IB_UVERBS_WR_SEND_WITH_INV:
+		/* Invalidation is for connected QPs. */
+		if (tbr_qp_is_datagram(qp))
+			return TBR_RESP_DROPPED;
+		fallthrough;
 	case IB_UVERBS_WR_SEND:
 	case IB_UVERBS_WR_SEND_WITH_IMM:
 		return tbr_rx_send(qp, msg);

@@ -83,15 +83,39 @@ struct tbr_pd {
 enum tbr_mr_type {
 	TBR_MR_USER,		/* pinned user pages, addresses are user iovas */
 	TBR_MR_DMA,		/* kernel consumers: addresses are kernel virtual */
+	TBR_MR_FAST,		/* kernel consumers' fast registration (REG_MR) */
+};
+
+/* A fast-registration MR is FREE (no key works) or VALID (its key works). */
+enum tbr_mr_state {
+	TBR_MR_FREE,
+	TBR_MR_VALID,
 };
 
 struct tbr_mr {
 	struct ib_mr ibmr;
 	enum tbr_mr_type type;
 	u32 pdn;
+	/*
+	 * What lookups check.  Fixed for user and DMA MRs; a fast-registration
+	 * MR's change with REG_MR and invalidation, under @lock (its ibmr
+	 * keys are the consumer's, ib_update_fast_reg_key() writes them).
+	 */
+	spinlock_t lock;
+	enum tbr_mr_state state;
+	u32 key;		/* lkey == rkey */
 	int access;		/* IB_ACCESS_* */
 	u64 iova;
 	u64 length;
+	/* TBR_MR_FAST: the page list map_mr_sg fills, and what REG_MR fixed */
+	u64 *page_list;		/* kernel virtual addresses, page_size aligned */
+	u32 max_pages;
+	u32 map_npages;		/* as map_mr_sg left them */
+	u32 map_shift;
+	u32 map_fbo;
+	u32 npages;		/* as registered */
+	u32 page_shift;
+	u32 fbo;		/* offset of iova in page_list[0] */
 	struct ib_umem *umem;
 	struct page **pages;	/* TBR_MR_USER: every page of the region */
 	void *kva;		/* TBR_MR_USER: all of them, mapped contiguously */
@@ -326,6 +350,14 @@ extern const struct attribute_group tbr_dev_attr_group;
 struct ib_mr *tbr_get_dma_mr(struct ib_pd *ibpd, int access);
 struct ib_mr *tbr_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 			      u64 iova, int access, struct ib_udata *udata);
+struct ib_mr *tbr_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
+			   u32 max_num_sg);
+int tbr_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		  unsigned int *sg_offset);
+enum ib_wc_status tbr_mr_fast_reg(struct tbr_dev *tdev, u32 pdn, u32 key,
+				  int access, u64 iova, u64 length);
+enum ib_wc_status tbr_mr_invalidate(struct tbr_dev *tdev, u32 pdn, u32 key,
+				    bool remote);
 int tbr_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 struct tbr_mr *tbr_mr_get(struct tbr_dev *tdev, u32 key, u32 pdn,
 			  int access, u64 addr, u64 len);
@@ -391,6 +423,9 @@ void tbr_rq_flush(struct tbr_qp *qp);
 
 /* tx.c: the send engine */
 void tbr_tx_init(struct tbr_qp *qp);
+bool tbr_tx_is_local_op(u32 opcode);
+enum ib_wc_status tbr_tx_local_op(struct tbr_qp *qp,
+				  const struct tbrdma_send_wqe *wqe);
 void tbr_tx_kick(struct tbr_qp *qp);
 void tbr_tx_copy_wqe(struct tbr_qp *qp, u32 slot, struct tbrdma_send_wqe *wqe);
 void tbr_tx_schedule(struct tbr_qp *qp);

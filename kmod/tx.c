@@ -15,12 +15,19 @@
 /* An answer the responder cannot give yet: wait, then execute again. */
 #define TBR_TX_RNR_WAIT		(-1)
 
-static bool tbr_opcode_allowed(enum ib_qp_type type, u32 opcode)
+static bool tbr_opcode_allowed(const struct tbr_qp *qp, u32 opcode)
 {
+	enum ib_qp_type type = qp->ibqp.qp_type;
+
 	switch (opcode) {
 	case IB_UVERBS_WR_SEND:
 	case IB_UVERBS_WR_SEND_WITH_IMM:
 		return true;
+	/* Fast registration: kernel consumers' connected QPs. */
+	case IB_UVERBS_WR_SEND_WITH_INV:
+	case IB_UVERBS_WR_LOCAL_INV:
+	case TBRDMA_WR_REG_MR:
+		return !qp->is_user && (type == IB_QPT_RC || type == IB_QPT_UC);
 	case IB_UVERBS_WR_RDMA_WRITE:
 	case IB_UVERBS_WR_RDMA_WRITE_WITH_IMM:
 		return type == IB_QPT_RC || type == IB_QPT_UC;
@@ -45,6 +52,10 @@ static enum ib_wc_opcode tbr_wc_opcode(u32 opcode)
 		return IB_WC_COMP_SWAP;
 	case IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD:
 		return IB_WC_FETCH_ADD;
+	case IB_UVERBS_WR_LOCAL_INV:
+		return IB_WC_LOCAL_INV;
+	case TBRDMA_WR_REG_MR:
+		return IB_WC_REG_MR;
 	default:
 		return IB_WC_SEND;
 	}
@@ -136,7 +147,8 @@ enum ib_wc_status tbr_tx_prepare(struct tbr_qp *qp,
 		.first = true,
 		.last = true,
 	};
-	if (!tbr_opcode_allowed(qp->ibqp.qp_type, wqe->opcode))
+	if (!tbr_opcode_allowed(qp, wqe->opcode) ||
+	    tbr_tx_is_local_op(wqe->opcode))
 		return IB_WC_LOC_QP_OP_ERR;
 	status = tbr_tx_local(qp, wqe, local);
 	if (status != IB_WC_SUCCESS)
@@ -162,6 +174,9 @@ enum ib_wc_status tbr_tx_prepare(struct tbr_qp *qp,
 		msg->remote_addr = wqe->wr.rdma.remote_addr;
 		msg->rkey = wqe->wr.rdma.rkey;
 		break;
+	case IB_UVERBS_WR_SEND_WITH_INV:
+		msg->rkey = wqe->wr.inv.rkey;	/* the peer's key to invalidate */
+		break;
 	case IB_UVERBS_WR_ATOMIC_CMP_AND_SWP:
 	case IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD:
 		status = IB_WC_LOC_LEN_ERR;
@@ -181,6 +196,25 @@ err:
 	return status;
 }
 
+/* Work requests that act on this device only: nothing goes to the peer. */
+bool tbr_tx_is_local_op(u32 opcode)
+{
+	return opcode == TBRDMA_WR_REG_MR || opcode == IB_UVERBS_WR_LOCAL_INV;
+}
+
+/* Execute a local operation (REG_MR, LOCAL_INV): its completion status. */
+enum ib_wc_status tbr_tx_local_op(struct tbr_qp *qp,
+				  const struct tbrdma_send_wqe *wqe)
+{
+	if (!tbr_opcode_allowed(qp, wqe->opcode))
+		return IB_WC_LOC_QP_OP_ERR;
+	if (wqe->opcode == TBRDMA_WR_REG_MR)
+		return tbr_mr_fast_reg(qp->tdev, qp->pdn, wqe->wr.reg.key,
+				       wqe->wr.reg.access, wqe->wr.reg.iova,
+				       wqe->wr.reg.length);
+	return tbr_mr_invalidate(qp->tdev, qp->pdn, wqe->wr.inv.rkey, false);
+}
+
 /* Execute one WQE at once: a completion status, or TBR_TX_RNR_WAIT. */
 static int tbr_tx_execute(struct tbr_qp *qp, struct tbrdma_send_wqe *wqe,
 			  u32 *byte_len)
@@ -191,6 +225,9 @@ static int tbr_tx_execute(struct tbr_qp *qp, struct tbrdma_send_wqe *wqe,
 	struct tbr_msg msg;
 	enum tbr_resp resp;
 	u32 dst_qpn;
+
+	if (tbr_tx_is_local_op(wqe->opcode))
+		return tbr_tx_local_op(qp, wqe);
 
 	status = tbr_tx_prepare(qp, wqe, &msg, &xfer->local, &ah, &dst_qpn);
 	if (status != IB_WC_SUCCESS)

@@ -34,6 +34,7 @@ enum tbr_wire_opcode {
 	TBR_OP_READ_REQUEST,
 	TBR_OP_CMP_SWAP,
 	TBR_OP_FETCH_ADD,
+	TBR_OP_SEND_INV,	/* rkey: the responder's key to invalidate */
 	/* responses: responder -> requester (RC only) */
 	TBR_OP_READ_RESPONSE = 16,
 	TBR_OP_ATOMIC_RESPONSE,
@@ -69,7 +70,7 @@ struct tbr_wire_hdr {
 	__be32 msg_off;		/* requests and READ_RESPONSE: where this payload goes */
 	__be32 pay_len;		/* payload bytes after the extension */
 	__be32 imm;		/* SEND_IMM, WRITE_IMM */
-	__be32 rkey;		/* WRITE*, READ_REQUEST, atomics */
+	__be32 rkey;		/* WRITE*, READ_REQUEST, atomics; SEND_INV */
 	__be64 va;		/* WRITE*, READ_REQUEST, atomics: start of the message */
 } __packed;
 
@@ -114,6 +115,7 @@ static inline unsigned int tbr_wire_hdr_len(u8 opcode, u8 transport)
 	switch (opcode) {
 	case TBR_OP_SEND:
 	case TBR_OP_SEND_IMM:
+	case TBR_OP_SEND_INV:
 		return len + (transport == TBR_TRANSPORT_UD ?
 			      sizeof(struct tbr_wire_ud) : 0);
 	case TBR_OP_WRITE:
@@ -136,7 +138,7 @@ static inline unsigned int tbr_wire_hdr_len(u8 opcode, u8 transport)
 
 static inline bool tbr_wire_is_request(u8 opcode)
 {
-	return opcode >= TBR_OP_SEND && opcode <= TBR_OP_FETCH_ADD;
+	return opcode >= TBR_OP_SEND && opcode <= TBR_OP_SEND_INV;
 }
 
 /* The largest header must fit the budget the path MTU is computed with. */

@@ -19,6 +19,8 @@ packages=(
 	libnl-3-dev libnl-route-3-dev libmnl-dev dkms
 	# the test guest
 	qemu-system-x86 busybox-static iproute2 kmod
+	# kernel storage protocols over tbrdma (NVMe-oF, NFS/RDMA, iSER selftests)
+	nvme-cli fio nfs-kernel-server open-iscsi
 )
 
 missing=()

@@ -152,8 +152,16 @@ struct tbrdma_sge {
 /*
  * A send WQE: a 64-byte header followed by num_sge SGEs, or, with
  * TBRDMA_WQE_INLINE, by inline_len bytes of payload copied at post time.
- * opcode is an enum ib_uverbs_wr_opcode value (equal to IBV_WR_*).
+ * opcode is an enum ib_uverbs_wr_opcode value (equal to IBV_WR_*), or
+ * TBRDMA_WR_REG_MR.
+ *
+ * Kernel QPs only (the kernel completes them in error on a user QP): the
+ * fast-registration work requests of kernel consumers, TBRDMA_WR_REG_MR
+ * (the value of the kernel's IB_WR_REG_MR) with wr.reg, and
+ * IB_UVERBS_WR_LOCAL_INV and IB_UVERBS_WR_SEND_WITH_INV with wr.inv.
  */
+#define TBRDMA_WR_REG_MR		0x20
+
 struct tbrdma_send_wqe {
 	__aligned_u64 wr_id;
 	__u32 opcode;
@@ -181,6 +189,16 @@ struct tbrdma_send_wqe {
 			__u32 remote_qkey;
 			__u32 reserved;
 		} ud;
+		struct {	/* TBRDMA_WR_REG_MR: the MR is key >> 8 */
+			__aligned_u64 iova;	/* of its first byte */
+			__aligned_u64 length;
+			__u32 key;	/* the new lkey == rkey */
+			__u32 access;	/* IB_ACCESS_* */
+		} reg;
+		struct {	/* LOCAL_INV, SEND_WITH_INV */
+			__u32 rkey;	/* the key to invalidate */
+			__u32 reserved;
+		} inv;
 	} wr;
 };
 
@@ -194,6 +212,7 @@ struct tbrdma_recv_wqe {
 /* wc_flags of a CQE (tbrdma's own; each side converts to its enum). */
 #define TBRDMA_CQE_WITH_IMM		(1U << 0)
 #define TBRDMA_CQE_GRH			(1U << 1)
+#define TBRDMA_CQE_WITH_INV		(1U << 2)	/* invalidate_rkey is set */
 
 /*
  * A CQE.  status is an enum ib_wc_status value and opcode an enum
@@ -212,7 +231,8 @@ struct tbrdma_cqe {
 	__u16 pkey_index;
 	__u8 network_hdr_type;	/* with TBRDMA_CQE_GRH: enum rdma_network_type */
 	__u8 reserved0;
-	__u32 reserved1[5];
+	__u32 invalidate_rkey;	/* with TBRDMA_CQE_WITH_INV */
+	__u32 reserved1[4];
 };
 
 /* Where one queue is and how it is laid out. */

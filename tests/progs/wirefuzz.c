@@ -56,7 +56,8 @@
 #define ETH_LEN		14
 
 enum { OP_SEND = 1, OP_SEND_IMM, OP_WRITE, OP_WRITE_IMM, OP_READ_REQ,
-       OP_CMP_SWAP, OP_FETCH_ADD, OP_READ_RESP = 16, OP_ATOMIC_RESP, OP_ACK };
+       OP_CMP_SWAP, OP_FETCH_ADD, OP_SEND_INV, OP_READ_RESP = 16,
+       OP_ATOMIC_RESP, OP_ACK };
 enum { TR_RC, TR_UC, TR_UD };
 #define WF_FIRST	0x01
 #define WF_LAST		0x02
@@ -86,7 +87,7 @@ enum { TR_RC, TR_UC, TR_UD };
 static int ext_len(int op, int tr)
 {
 	switch (op) {
-	case OP_SEND: case OP_SEND_IMM: return tr == TR_UD ? 40 : 0;
+	case OP_SEND: case OP_SEND_IMM: case OP_SEND_INV: return tr == TR_UD ? 40 : 0;
 	case OP_WRITE: case OP_WRITE_IMM: case OP_READ_RESP: case OP_ATOMIC_RESP: return 0;
 	case OP_READ_REQ: return 8;
 	case OP_CMP_SWAP: case OP_FETCH_ADD: return 16;
@@ -304,7 +305,7 @@ static int build(uint8_t *f, int op, int tr, uint32_t dst, uint32_t src, int pay
 		e[0] = rn(6);
 		e[1] = rn(32);
 		break;
-	case OP_SEND: case OP_SEND_IMM:
+	case OP_SEND: case OP_SEND_IMM: case OP_SEND_INV:
 		if (tr == TR_UD) {
 			uint32_t qk = chance(50) ? 0x80010000 : chance(50) ? 0x11111111 : (uint32_t)rnd();
 
@@ -326,8 +327,9 @@ static int valid_op(void)
 {
 	static const int ops[] = { OP_SEND, OP_SEND_IMM, OP_WRITE, OP_WRITE_IMM,
 				   OP_READ_REQ, OP_CMP_SWAP, OP_FETCH_ADD,
-				   OP_READ_RESP, OP_ATOMIC_RESP, OP_ACK };
-	return ops[rn(10)];
+				   OP_SEND_INV, OP_READ_RESP, OP_ATOMIC_RESP,
+				   OP_ACK };
+	return ops[rn(11)];
 }
 
 /* Recompute the checksum after a change, as a fuzzer that passes it would. */
