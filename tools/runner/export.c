@@ -12,6 +12,7 @@
 #include "export.h"
 #include "gguf.h"
 #include "model.h"
+#include "tokenizer.h"
 #include "util.h"
 
 static void add(struct gguf_writer *gw, const struct tp_config *c,
@@ -70,6 +71,7 @@ int tp_export_gguf(const char *path, const struct tp_config *c, uint64_t seed,
 	gguf_writer_f32(gw, "llama.attention.layer_norm_rms_epsilon", c->eps);
 	gguf_writer_f32(gw, "llama.rope.freq_base", c->rope_base);
 	gguf_writer_u32(gw, "tprun.synthetic_seed", (uint32_t)seed);
+	tp_tok_synth_write(gw, c->vocab);	/* none below 259 tokens */
 
 	add(gw, c, seed, type, "token_embd.weight", 0, TP_T_EMBD, c->vocab,
 	    c->dim);
