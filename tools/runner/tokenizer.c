@@ -320,10 +320,9 @@ size_t tp_tok_piece(const struct tp_tok *t, int id, char *out, size_t cap)
 		return 0;
 	s = t->piece[id];
 	ty = t->type[id];
-	if (ty == TP_TT_CONTROL || ty == TP_TT_UNUSED)
+	/* as llama.cpp's token_to_piece without special: nothing */
+	if (ty == TP_TT_CONTROL || ty == TP_TT_UNUSED || ty == TP_TT_UNKNOWN)
 		return 0;
-	if (ty == TP_TT_UNKNOWN)
-		return put(out, cap, 0, "\xe2\x96\x85", 3);
 	if (ty == TP_TT_BYTE) {
 		for (i = 0; i < 256 && t->byte_tok[i] != id; i++)
 			;
