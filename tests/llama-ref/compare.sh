@@ -20,7 +20,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 tprun_cmd="$top/tools/tprun --local {N} --transport tcp"
 ranks="1 2 4"
-types="f32 f16 bf16 q8_0"
+types="f32 f16 bf16 q8_0 q4_0 q4_1 q5_0 q5_1"
 tokens=16
 while [ $# -gt 0 ]; do
 	case $1 in

@@ -404,6 +404,10 @@ static void test_matrix(void)
 	matrix("q8_0", j, TOL_Q8_SPLIT);
 	j.c = cfg(128, 2, 4, 2, 128, 64);	/* head dim 32: whole blocks */
 	matrix("q8_0, whole blocks", j, TOL);
+	j.type = TP_Q4_1;	/* activations in Q8_1 */
+	matrix("q4_1, whole blocks", j, TOL);
+	j.type = TP_Q5_0;
+	matrix("q5_0, whole blocks", j, TOL);
 }
 
 /* The GGUF export computes the bits of the synthetic weights. */
