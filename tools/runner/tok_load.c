@@ -102,6 +102,7 @@ void tp_tok_free(struct tp_tok *t)
 	free(t->score);
 	free(t->type);
 	free(t->user);
+	free(t->eog);
 	map_free(t->ids);
 	if (t->merges) {
 		for (i = 0; i < (int)t->merges->cap; i++)
@@ -251,12 +252,36 @@ static void find_bytes(struct tp_tok *t)
 	}
 }
 
+/* llama.cpp's end-of-generation set: EOS, EOT, EOM, and these by text */
+static void find_eog(struct tp_tok *t, int eom)
+{
+	static const char *const names[] = {
+		"<|eot_id|>", "<|im_end|>", "<|end|>", "<end_of_turn>",
+		"<|endoftext|>", "<|eom_id|>", "<EOT>", "_<EOT>",
+	};
+	size_t i;
+	int id;
+
+	t->eog = tp_calloc((size_t)t->n, 1);
+	if (t->eos >= 0)
+		t->eog[t->eos] = 1;
+	if (t->eot >= 0)
+		t->eog[t->eot] = 1;
+	if (eom >= 0)
+		t->eog[eom] = 1;
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		id = tp_map_get(t->ids, names[i], strlen(names[i]));
+		if (id >= 0)
+			t->eog[id] = 1;
+	}
+}
+
 int tp_tok_load(struct tp_tok *t, const struct gguf *g, int vocab, char *err,
 		size_t errlen)
 {
 	const struct gguf_kv *tk, *sk, *yk;
 	struct gguf_str model;
-	int r, i, n;
+	int r, i, n, eom = -1;
 
 	memset(t, 0, sizeof(*t));
 	t->bos = t->eos = t->eot = t->unk = -1;
@@ -303,6 +328,7 @@ int tp_tok_load(struct tp_tok *t, const struct gguf *g, int vocab, char *err,
 	if (get_id(g, "tokenizer.ggml.bos_token_id", n, &t->bos, err, errlen) ||
 	    get_id(g, "tokenizer.ggml.eos_token_id", n, &t->eos, err, errlen) ||
 	    get_id(g, "tokenizer.ggml.eot_token_id", n, &t->eot, err, errlen) ||
+	    get_id(g, "tokenizer.ggml.eom_token_id", n, &eom, err, errlen) ||
 	    get_id(g, "tokenizer.ggml.unknown_token_id", n, &t->unk, err,
 		   errlen) ||
 	    get_bool(g, "tokenizer.ggml.add_bos_token", &t->add_bos, err,
@@ -354,6 +380,7 @@ int tp_tok_load(struct tp_tok *t, const struct gguf *g, int vocab, char *err,
 	}
 	qsort_r(t->user, (size_t)t->nuser, sizeof(int), by_len_desc, t);
 	find_bytes(t);
+	find_eog(t, eom);
 	return 0;
 fail:
 	tp_tok_free(t);

@@ -299,7 +299,7 @@ int tp_tok_encode(const struct tp_tok *t, const char *text, size_t len,
 
 int tp_tok_is_eog(const struct tp_tok *t, int id)
 {
-	return id >= 0 && (id == t->eos || id == t->eot);
+	return id >= 0 && id < t->n && t->eog[id];
 }
 
 static size_t put(char *out, size_t cap, size_t n, const char *s, size_t l)

@@ -43,6 +43,8 @@ struct tp_tok {
 	int byte_tok[256];	/* token of each byte, -1 when none */
 	struct tp_strmap *ids;	/* piece -> id */
 	struct tp_strmap *merges; /* "left right" -> rank */
+	unsigned char *eog;	/* end of generation, as llama.cpp: EOS, EOT,
+				 * EOM and the tokens <|eot_id|>, <|im_end|>... */
 	int *user;		/* user-defined tokens, longest first */
 	int nuser;
 };
@@ -63,7 +65,7 @@ int tp_tok_encode(const struct tp_tok *t, const char *text, size_t len,
 /* The bytes token ID stands for (control tokens: none). Returns the
  * length; OUT gets at most CAP bytes. */
 size_t tp_tok_piece(const struct tp_tok *t, int id, char *out, size_t cap);
-/* End of generation (EOS, EOT). */
+/* End of generation (EOS, EOT, EOM and llama.cpp's known end tokens). */
 int tp_tok_is_eog(const struct tp_tok *t, int id);
 
 /* Streaming decode: bytes come out only as whole UTF-8 sequences. */
