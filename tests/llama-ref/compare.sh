@@ -4,7 +4,8 @@
 # tokenizer; llama.cpp (node-llama-cpp's prebuilt CPU build, ref.mjs) and
 # tprun with each number of ranks tokenize the same text prompts and
 # greedy-decode; the prompt tokens, the generated tokens and the text
-# must be the same.  Prints TAP.
+# must be the same; then the same for byte-level BPE ("gpt2") tokenizers
+# with the Llama 3, Qwen2 and GPT-2 pre-tokenizers.  Prints TAP.
 #
 #   compare.sh [--tprun 'COMMAND'] [--ranks '1 2 4'] [--types 'f32 ...']
 #              [--tokens T]
@@ -102,4 +103,38 @@ for type in $types; do
 		done
 	done
 done
+# The byte-level BPE tokenizer (Llama 3, Qwen2, GPT-2 pre-tokenizers):
+# an F32 export with its tokenizer replaced (gpt2-tokenizer.py)
+if "$top/tools/tprun" --export-gguf "$tmp/base.gguf" --synthetic --seed 5 \
+	--dim 64 --layers 1 --heads 4 --kv-heads 2 --ffn 64 --vocab 512 \
+	--wtype f32 >"$tmp/export.log" 2>&1; then
+	for pre in llama-bpe qwen2 gpt-2; do
+		model=$tmp/$pre.gguf
+		python3 "$here/gpt2-tokenizer.py" "$tmp/base.gguf" "$model" "$pre"
+		for p in "${!prompts[@]}"; do
+			prompt="${prompts[$p]} 12345 Hello times"
+			if ! timeout 120 node "$here/ref.mjs" "$model" "$prompt" \
+				"$tokens" >"$tmp/ref.json" 2>"$tmp/ref.err"; then
+				not_ok "gpt2/$pre prompt $p: llama.cpp runs" "$(tail -5 "$tmp/ref.err")"
+				continue
+			fi
+			for N in $ranks; do
+				cmd=${tprun_cmd//\{N\}/$N}
+				# shellcheck disable=SC2086 # the command is words
+				if ! timeout 120 $cmd --model "$model" --prompt "$prompt" \
+					--tokens "$tokens" --json >"$tmp/out.json" \
+					2>"$tmp/out.err"; then
+					not_ok "gpt2/$pre prompt $p: tprun, $N ranks, runs" \
+						"$(tail -5 "$tmp/out.err")"
+				elif diff=$(same "$tmp/ref.json" "$tmp/out.json"); then
+					ok "gpt2/$pre prompt $p: tprun with $N ranks = llama.cpp"
+				else
+					not_ok "gpt2/$pre prompt $p: tprun with $N ranks = llama.cpp" "$diff"
+				fi
+			done
+		done
+	done
+else
+	not_ok "gpt2: export" "$(cat "$tmp/export.log")"
+fi
 tap_done

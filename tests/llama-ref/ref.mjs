@@ -26,7 +26,9 @@ const ctx = await model.createContext({ contextSize: ids.length + n + 16,
 					experimentalKvCacheValueType: "F32" });
 const seq = ctx.getSequence();
 const out = [];
-for await (const t of seq.evaluate(ids, { temperature: 0 })) {
+// the EOS token counts among the generated ones, as in tprun
+for await (const t of seq.evaluate(ids, { temperature: 0,
+					  yieldEogToken: true })) {
 	out.push(t);
 	if (out.length >= n || model.isEogToken(t))
 		break;
