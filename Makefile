@@ -71,6 +71,13 @@ unit-tests:
 	$(MAKE) -C tests/unit check EXTRA_TESTS="$(abspath \
 		$(wildcard tests/host/test-*.sh tests/vm/test-*.sh))"
 
+# tprun against llama.cpp (tests/llama-ref, installed by `make deps`):
+# the same prompt tokens and greedy tokens for every exported weight type,
+# over 1, 2 and 4 ranks (TCP on the host).
+.PHONY: llama-ref
+llama-ref: runner
+	tests/llama-ref/compare.sh
+
 print-%:
 	@echo $($*)
 

@@ -65,6 +65,7 @@ stage "sparse (6.1)" tests/host/run-sparse.sh "$("${make[@]}" -s print-KDIR_6_1)
 stage "sparse (6.12)" tests/host/run-sparse.sh "$("${make[@]}" -s print-KDIR_6_12)" "$top/build/linux-6.12"
 stage "checkpatch" tests/host/run-checkpatch.sh
 stage "host unit tests" "${make[@]}" unit-tests
+stage "llama.cpp reference" "${make[@]}" llama-ref
 stage "guest selftests" tests/vm/run-vm.sh
 
 if [ ${#failed_stages[@]} -gt 0 ]; then

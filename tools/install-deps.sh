@@ -1,8 +1,9 @@
 #!/bin/bash
 # Install, from Debian 12's own archive, everything tbrdma needs to build
 # and test: both target kernels (image + headers), the kernel source (for
-# checkpatch), rdma-core, perftest, QEMU and the build tools.  Packages that
-# are already installed are skipped, so this is cheap to run every time.
+# checkpatch), rdma-core, perftest, QEMU and the build tools; then
+# llama.cpp's prebuilt CPU build from the npm registry (tests/llama-ref).
+# What is already installed is skipped, so this is cheap to run every time.
 set -euo pipefail
 
 packages=(
@@ -31,14 +32,17 @@ done
 
 if [ ${#missing[@]} -eq 0 ]; then
 	echo "install-deps: all ${#packages[@]} packages present"
-	exit 0
+else
+	echo "install-deps: installing ${missing[*]}"
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "install-deps: must run as root to install packages" >&2
+		exit 1
+	fi
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -q
+	apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
 
-echo "install-deps: installing ${missing[*]}"
-if [ "$(id -u)" -ne 0 ]; then
-	echo "install-deps: must run as root to install packages" >&2
-	exit 1
-fi
-export DEBIAN_FRONTEND=noninteractive
-apt-get update -q
-apt-get install -y -q --no-install-recommends "${missing[@]}"
+# llama.cpp, the reference tprun's output is checked against
+# (tests/llama-ref): its prebuilt CPU build from the npm registry
+"$(dirname "$0")/../tests/llama-ref/setup.sh"

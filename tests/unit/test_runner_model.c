@@ -24,6 +24,12 @@
 #include "tap.h"
 
 #define TOL 1e-4	/* relative to the largest logit (Documentation/runner.md) */
+/*
+ * A Q8_0 shard that starts inside a block is converted to F32 and so
+ * multiplies unquantised activations, where one rank quantises them to
+ * Q8_0 as llama.cpp does: the results differ by that quantisation.
+ */
+#define TOL_Q8_SPLIT 5e-2
 
 static struct tp_config cfg(int dim, int layers, int heads, int kv, int ffn,
 			    int vocab)
@@ -354,7 +360,7 @@ static void test_determinism(void)
 }
 
 /* N = 2..4, mesh and ring, against one rank. */
-static void matrix(const char *name, struct job j)
+static void matrix(const char *name, struct job j, double tol)
 {
 	int base_t[8], t[8], agree, N, a;
 	size_t nl = (size_t)j.c.vocab * j.T;
@@ -371,9 +377,9 @@ static void matrix(const char *name, struct job j)
 			r = run_n(j, N, t, l, &agree);
 			d = rel_diff(base, l, nl);
 			ok(!r && agree && !memcmp(t, base_t, j.T * sizeof(int)) &&
-			   d <= TOL,
+			   d <= tol,
 			   "%s: %d ranks, %s: same tokens, logits within %.0e (%.1e), every rank the same bits",
-			   name, N, tp_algo_name(j.algo), TOL, d);
+			   name, N, tp_algo_name(j.algo), tol, d);
 		}
 out:
 	free(base);
@@ -388,14 +394,20 @@ static void test_matrix(void)
 	};
 
 	j.c = cfg(32, 2, 4, 2, 64, 50);
-	matrix("4 heads / 2 kv", j);
+	matrix("4 heads / 2 kv", j, TOL);
 	j.c = cfg(48, 2, 6, 3, 96, 40);	/* 4 ranks: 1,2,1,2 heads */
-	matrix("6 heads / 3 kv", j);
+	matrix("6 heads / 3 kv", j, TOL);
 	j.c = cfg(32, 1, 4, 1, 40, 30);	/* multi-query, ffn not /32 */
-	matrix("4 heads / 1 kv", j);
+	matrix("4 heads / 1 kv", j, TOL);
 	j.c = cfg(64, 2, 4, 2, 128, 64);	/* head dim 16: shards inside blocks */
 	j.type = TP_Q8_0;
-	matrix("q8_0", j);
+	matrix("q8_0", j, TOL_Q8_SPLIT);
+	j.c = cfg(128, 2, 4, 2, 128, 64);	/* head dim 32: whole blocks */
+	matrix("q8_0, whole blocks", j, TOL);
+	j.type = TP_Q4_1;	/* activations in Q8_1 */
+	matrix("q4_1, whole blocks", j, TOL);
+	j.type = TP_Q5_0;
+	matrix("q5_0, whole blocks", j, TOL);
 }
 
 /* The GGUF export computes the bits of the synthetic weights. */

@@ -12,6 +12,7 @@
 #include "export.h"
 #include "gguf.h"
 #include "model.h"
+#include "tokenizer.h"
 #include "util.h"
 
 static void add(struct gguf_writer *gw, const struct tp_config *c,
@@ -46,16 +47,20 @@ int tp_export_gguf(const char *path, const struct tp_config *c, uint64_t seed,
 
 	if (tp_config_check(c, 1, err, errlen))
 		return -1;
-	if (type == TP_Q8_0 && (c->dim % 32 || c->ffn % 32 || qd % 32)) {
+	if (tp_type_block(type) > 1 && (c->dim % 32 || c->ffn % 32 || qd % 32)) {
 		snprintf(err, errlen,
-			 "q8_0 needs dim, ffn and heads x head-dim to be multiples of 32");
+			 "%s needs dim, ffn and heads x head-dim to be multiples of 32",
+			 tp_type_name(type));
 		return -1;
 	}
 	gw = gguf_writer_new(GGUF_DEFAULT_ALIGNMENT);
 	gguf_writer_str(gw, "general.architecture", "llama");
 	gguf_writer_str(gw, "general.name", "tprun synthetic");
+	/* llama_ftype: MOSTLY_Q5_0 is 8, Q5_1 9, Q8_0 7, BF16 32 */
 	gguf_writer_u32(gw, "general.file_type", type == TP_F32 ? 0 :
-			type == TP_F16 ? 1 : type == TP_Q8_0 ? 7 : 32);
+			type == TP_F16 ? 1 : type == TP_Q8_0 ? 7 :
+			type == TP_Q4_0 ? 2 : type == TP_Q4_1 ? 3 :
+			type == TP_Q5_0 ? 8 : type == TP_Q5_1 ? 9 : 32);
 	gguf_writer_u32(gw, "llama.context_length", 4096);
 	gguf_writer_u32(gw, "llama.embedding_length", (uint32_t)c->dim);
 	gguf_writer_u32(gw, "llama.block_count", (uint32_t)c->layers);
@@ -70,6 +75,7 @@ int tp_export_gguf(const char *path, const struct tp_config *c, uint64_t seed,
 	gguf_writer_f32(gw, "llama.attention.layer_norm_rms_epsilon", c->eps);
 	gguf_writer_f32(gw, "llama.rope.freq_base", c->rope_base);
 	gguf_writer_u32(gw, "tprun.synthetic_seed", (uint32_t)seed);
+	tp_tok_synth_write(gw, c->vocab);	/* none below 259 tokens */
 
 	add(gw, c, seed, type, "token_embd.weight", 0, TP_T_EMBD, c->vocab,
 	    c->dim);

@@ -97,6 +97,11 @@ void gguf_writer_u32(struct gguf_writer *w, const char *key, uint32_t v);
 void gguf_writer_f32(struct gguf_writer *w, const char *key, float v);
 void gguf_writer_str_array(struct gguf_writer *w, const char *key,
 			   const char *const *v, uint64_t n);
+void gguf_writer_bool(struct gguf_writer *w, const char *key, int v);
+void gguf_writer_f32_array(struct gguf_writer *w, const char *key,
+			   const float *v, uint64_t n);
+void gguf_writer_i32_array(struct gguf_writer *w, const char *key,
+			   const int32_t *v, uint64_t n);
 /* DATA (BYTES long, malloc'ed) becomes the writer's. */
 void gguf_writer_tensor(struct gguf_writer *w, const char *name,
 			uint32_t type, uint32_t ndims, const uint64_t *ne,

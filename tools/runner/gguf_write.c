@@ -103,6 +103,39 @@ void gguf_writer_str_array(struct gguf_writer *w, const char *key,
 		put_str(w, v[i]);
 }
 
+void gguf_writer_bool(struct gguf_writer *w, const char *key, int v)
+{
+	put_key(w, key, GGUF_BOOL);
+	put_le(w, v ? 1 : 0, 1);
+}
+
+void gguf_writer_f32_array(struct gguf_writer *w, const char *key,
+			   const float *v, uint64_t n)
+{
+	uint64_t i;
+	uint32_t u;
+
+	put_key(w, key, GGUF_ARRAY);
+	put_le(w, GGUF_F32, 4);
+	put_le(w, n, 8);
+	for (i = 0; i < n; i++) {
+		memcpy(&u, &v[i], sizeof(u));
+		put_le(w, u, 4);
+	}
+}
+
+void gguf_writer_i32_array(struct gguf_writer *w, const char *key,
+			   const int32_t *v, uint64_t n)
+{
+	uint64_t i;
+
+	put_key(w, key, GGUF_ARRAY);
+	put_le(w, GGUF_I32, 4);
+	put_le(w, n, 8);
+	for (i = 0; i < n; i++)
+		put_le(w, (uint32_t)v[i], 4);
+}
+
 void gguf_writer_tensor(struct gguf_writer *w, const char *name,
 			uint32_t type, uint32_t ndims, const uint64_t *ne,
 			void *data, size_t bytes)

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* tprun's math kernels; see tpmath.h. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "quant.h"
 #include "tpmath.h"
 
 static float f16_table[65536];
@@ -118,13 +120,18 @@ const char *tp_type_name(enum tp_type t)
 	case TP_F16: return "f16";
 	case TP_Q8_0: return "q8_0";
 	case TP_BF16: return "bf16";
+	case TP_Q4_0: return "q4_0";
+	case TP_Q4_1: return "q4_1";
+	case TP_Q5_0: return "q5_0";
+	case TP_Q5_1: return "q5_1";
 	}
 	return NULL;
 }
 
 int tp_type_block(enum tp_type t)
 {
-	return t == TP_Q8_0 ? TP_QK8_0 : 1;
+	return t == TP_Q8_0 || t == TP_Q4_0 || t == TP_Q4_1 || t == TP_Q5_0 ||
+	       t == TP_Q5_1 ? TP_QK8_0 : 1;
 }
 
 size_t tp_type_bytes(enum tp_type t, size_t n)
@@ -134,8 +141,8 @@ size_t tp_type_bytes(enum tp_type t, size_t n)
 	case TP_F16:
 	case TP_BF16: return n * 2;
 	case TP_Q8_0: return n / TP_QK8_0 * sizeof(struct tp_block_q8_0);
+	default: return n / TP_QK * tp_quant_block_bytes(t);
 	}
-	return 0;
 }
 
 void tp_row_to_f32(enum tp_type t, const void *row, float *out, size_t n)
@@ -158,6 +165,8 @@ void tp_row_to_f32(enum tp_type t, const void *row, float *out, size_t n)
 	case TP_Q8_0:
 		tp_dequantize_q8_0(row, out, n);
 		break;
+	default:
+		tp_dequant_row(t, row, out, n);
 	}
 }
 
@@ -181,6 +190,8 @@ void tp_row_from_f32(enum tp_type t, const float *in, void *row, size_t n)
 	case TP_Q8_0:
 		tp_quantize_q8_0(in, row, n);
 		break;
+	default:
+		tp_quant_row(t, in, row, n);
 	}
 }
 
@@ -262,22 +273,116 @@ float tp_dot(enum tp_type t, const void *row, const float *x, int n)
 	case TP_F16: return dot_f16(row, x, n);
 	case TP_BF16: return dot_bf16(row, x, n);
 	case TP_Q8_0: return dot_q8_0(row, x, n);
+	default: {
+		float tmp[TP_QK], s = 0;
+		int b;
+
+		/* unquantised activations: the blocks as floats */
+		for (b = 0; b < n / TP_QK; b++) {
+			tp_dequant_row(t, (const char *)row + (size_t)b *
+				       tp_quant_block_bytes(t), tmp, TP_QK);
+			s += tp_dot_f32(tmp, x + b * TP_QK, TP_QK);
+		}
+		return s;
 	}
-	return 0;
+	}
 }
 
+static void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size);
+
+	if (!p)
+		abort();
+	return p;
+}
+
+/*
+ * The activations as llama.cpp's CPU backend feeds them to a product with
+ * quantised weights (its vec_dot_type): quantised to Q8_0 as its x86
+ * quantize_row_q8_0 does (scale 127/amax, rounding to nearest even).
+ */
+static void act_q8_0(const float *x, struct tp_block_q8_0 *y, int n)
+{
+	int b, j;
+
+	for (b = 0; b < n / TP_QK8_0; b++, x += TP_QK8_0) {
+		float amax = 0, id;
+
+		for (j = 0; j < TP_QK8_0; j++)
+			if (fabsf(x[j]) > amax)
+				amax = fabsf(x[j]);
+		y[b].d = tp_f32_to_f16(amax / 127.0f);
+		id = amax != 0.0f ? 127.0f / amax : 0.0f;
+		for (j = 0; j < TP_QK8_0; j++)
+			y[b].qs[j] = (int8_t)rintf(x[j] * id);
+	}
+}
+
+/* Q8_0 x Q8_0: an exact integer sum per block, scaled by both scales. */
+static float dot_q8_0_q8_0(const struct tp_block_q8_0 *w,
+			   const struct tp_block_q8_0 *x, int nb)
+{
+	float s = 0;
+	int b, j;
+
+	for (b = 0; b < nb; b++) {
+		int sumi = 0;
+
+		for (j = 0; j < TP_QK8_0; j++)
+			sumi += w[b].qs[j] * x[b].qs[j];
+		s += (float)sumi * (f16_table[w[b].d] * f16_table[x[b].d]);
+	}
+	return s;
+}
+
+/*
+ * As llama.cpp: F16 and BF16 weights multiply activations rounded to
+ * F16 and BF16; Q8_0 weights, activations quantised to Q8_0.
+ */
 void tp_matmul(float *y, const float *x, const struct tp_mat *w, int batch)
 {
-	int i, b;
+	size_t n = (size_t)batch * w->cols, k;
+	struct tp_block_q8_0 *q = NULL;
+	struct tp_block_q8_1 *q1 = NULL;
+	float *xr = NULL;
+	int i, b, nb = w->cols / TP_QK8_0;
 
+	if (w->type == TP_Q8_0 || w->type == TP_Q4_0 || w->type == TP_Q5_0) {
+		q = xcalloc((size_t)batch * (size_t)nb, sizeof(*q));
+		for (b = 0; b < batch; b++)
+			act_q8_0(x + (size_t)b * w->cols, q + (size_t)b * nb,
+				 w->cols);
+	} else if (w->type == TP_Q4_1 || w->type == TP_Q5_1) {
+		q1 = xcalloc((size_t)batch * (size_t)nb, sizeof(*q1));
+		for (b = 0; b < batch; b++)
+			tp_act_q8_1(x + (size_t)b * w->cols,
+				    q1 + (size_t)b * nb, w->cols);
+	} else if (w->type != TP_F32) {
+		xr = xcalloc(n, sizeof(float));
+		for (k = 0; k < n; k++)
+			xr[k] = w->type == TP_F16 ?
+				f16_table[tp_f32_to_f16(x[k])] :
+				tp_bf16_to_f32(tp_f32_to_bf16(x[k]));
+		x = xr;
+	}
 	for (i = 0; i < w->rows; i++) {
 		const void *row = tp_mat_row(w, i);
 
 		for (b = 0; b < batch; b++)
 			y[(size_t)b * w->rows + i] =
+				w->type == TP_Q8_0 ?
+				dot_q8_0_q8_0(row, q + (size_t)b * nb, nb) :
+				q ? tp_quant_dot(w->type, row,
+						 q + (size_t)b * nb, nb) :
+				q1 ? tp_quant_dot(w->type, row,
+						  q1 + (size_t)b * nb, nb) :
 				tp_dot(w->type, row, x + (size_t)b * w->cols,
 				       w->cols);
 	}
+	free(q);
+	free(q1);
+	free(xr);
 }
 
 void tp_rmsnorm(float *out, const float *x, const float *w, int n, float eps)

@@ -27,8 +27,10 @@ static const char usage[] =
 "Model (one of):\n"
 "  --synthetic              seeded random weights of the shape below (default)\n"
 "    --seed S --dim D --layers L --heads H --kv-heads K --ffn F --vocab V\n"
-"    --head-dim N --wtype f32|f16|bf16|q8_0 --rope-base B --eps E\n"
-"  --model FILE.gguf        GGUF file, llama architecture (f32/f16/bf16/q8_0)\n"
+"    --head-dim N --wtype f32|f16|bf16|q8_0|q4_0|q4_1|q5_0|q5_1\n"
+"    --rope-base B --eps E\n"
+"  --model FILE.gguf        GGUF file, llama architecture (f32/f16/bf16/q8_0/\n"
+"                           q4_0/q4_1/q5_0/q5_1)\n"
 "  --export-gguf FILE       write the synthetic model as GGUF and exit\n"
 "    --tied                 ... without output.weight (tied embeddings)\n"
 "\n"
@@ -36,6 +38,9 @@ static const char usage[] =
 "  --tokens T               tokens to generate (16)\n"
 "  --prompt-len P           random prompt of P tokens from the seed (8)\n"
 "  --prompt-ids A,B,...     the prompt as token ids\n"
+"  --prompt TEXT            the prompt as text (the model's tokenizer; BOS as\n"
+"                           the file asks); the answer is printed as text and\n"
+"                           generation stops at EOS\n"
 "  --temperature X          0 = greedy (default); else sample\n"
 "  --top-p P                nucleus sampling mass (0.9)\n"
 "  --sample-seed S          sampling seed (default: --seed)\n"
@@ -123,13 +128,14 @@ static size_t *parse_sizes(const char *s, int *n)
 
 static enum tp_type parse_type(const char *s)
 {
-	static const enum tp_type all[] = { TP_F32, TP_F16, TP_BF16, TP_Q8_0 };
+	static const enum tp_type all[] = { TP_F32, TP_F16, TP_BF16, TP_Q8_0,
+					    TP_Q4_0, TP_Q4_1, TP_Q5_0, TP_Q5_1 };
 	size_t i;
 
 	for (i = 0; i < sizeof(all) / sizeof(all[0]); i++)
 		if (!strcmp(s, tp_type_name(all[i])))
 			return all[i];
-	bad("unknown weight type '%s' (f32, f16, bf16, q8_0)", s);
+	bad("unknown weight type '%s' (f32, f16, bf16, q8_0, q4_0, q4_1, q5_0, q5_1)", s);
 }
 
 static int *parse_ids(const char *s, int *n)
@@ -164,7 +170,7 @@ enum {
 	O_VOCAB, O_HEADDIM, O_WTYPE, O_ROPE, O_EPS, O_EXPORT, O_TIED, O_TOKENS,
 	O_PLEN, O_PIDS, O_TEMP, O_TOPP, O_SSEED, O_BATCH, O_ALGO, O_RINGMIN,
 	O_SPIN, O_TIMEOUT, O_PTIMEOUT, O_CTIMEOUT, O_JSON, O_LOGITS, O_COMPARE,
-	O_SLOW, O_TCPSPIN, O_BENCH, O_SIZES, O_ITERS, O_WARMUP,
+	O_SLOW, O_TCPSPIN, O_BENCH, O_SIZES, O_ITERS, O_WARMUP, O_PTEXT,
 };
 
 static const struct option longopts[] = {
@@ -182,6 +188,7 @@ static const struct option longopts[] = {
 	{ "eps", 1, NULL, O_EPS }, { "export-gguf", 1, NULL, O_EXPORT },
 	{ "tied", 0, NULL, O_TIED }, { "tokens", 1, NULL, O_TOKENS },
 	{ "prompt-len", 1, NULL, O_PLEN }, { "prompt-ids", 1, NULL, O_PIDS },
+	{ "prompt", 1, NULL, O_PTEXT },
 	{ "temperature", 1, NULL, O_TEMP }, { "top-p", 1, NULL, O_TOPP },
 	{ "sample-seed", 1, NULL, O_SSEED }, { "batch", 1, NULL, O_BATCH },
 	{ "algorithm", 1, NULL, O_ALGO }, { "ring-min", 1, NULL, O_RINGMIN },
@@ -261,6 +268,7 @@ void tp_opts_parse(struct tp_opts *o, int argc, char **argv)
 		case O_TOKENS: o->tokens = (int)num(optarg, 1, 1 << 24, "--tokens"); break;
 		case O_PLEN: o->prompt_len = (int)num(optarg, 1, 1 << 20, "--prompt-len"); break;
 		case O_PIDS: o->prompt = parse_ids(optarg, &o->prompt_len); break;
+		case O_PTEXT: o->prompt_text = optarg; break;
 		case O_TEMP: o->temperature = (float)fnum(optarg, 0, 100, "--temperature"); break;
 		case O_TOPP: o->top_p = (float)fnum(optarg, 1e-6, 1, "--top-p"); break;
 		case O_SSEED: o->sample_seed = (uint64_t)num(optarg, 0, LONG_MAX, "--sample-seed"); sseed = 1; break;
@@ -308,6 +316,10 @@ void tp_opts_parse(struct tp_opts *o, int argc, char **argv)
 		    o->model);
 	if (o->bench_ar && (o->model || o->export_path || o->compare))
 		bad("%s", "--bench-allreduce runs no model: leave out --model, --export-gguf and --compare");
+	if (o->prompt_text && o->prompt)
+		bad("%s", "--prompt and --prompt-ids exclude each other");
+	if (o->prompt_text && o->bench_ar)
+		bad("%s", "--bench-allreduce runs no model: leave out --prompt");
 	if (o->bench_ar && !o->bench_sizes) {
 		static const char def[] = "256,4096,16384,65536,1048576";
 
@@ -400,6 +412,8 @@ uint64_t tp_opts_hash(const struct tp_opts *o, const struct tp_weights *w)
 		 o->ring_min, o->compare, o->bench_ar, o->bench_iters,
 		 o->bench_warmup);
 	h = fnv(h, s, strlen(s));
+	if (o->prompt_text)
+		h = fnv(h, o->prompt_text, strlen(o->prompt_text) + 1);
 	for (i = 0; i < o->bench_nsizes; i++)
 		h = fnv(h, &o->bench_sizes[i], sizeof(size_t));
 	for (i = 0; o->prompt && i < o->prompt_len; i++)

@@ -32,6 +32,7 @@ struct tp_opts {
 	/* generation */
 	int tokens, prompt_len, batch;
 	int *prompt;		/* --prompt-ids, else generated */
+	char *prompt_text;	/* --prompt: tokenized by the model's tokenizer */
 	float temperature, top_p;
 	uint64_t sample_seed;
 	/* all-reduce */

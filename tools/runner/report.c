@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "run.h"
+#include "tok_int.h"
 #include "util.h"
 
 static double prefill_tps(const struct tp_opts *o, const struct tp_result *r)
@@ -107,6 +108,32 @@ static void jints(const char *key, const int *v, int n)
 	printf("],\n");
 }
 
+/* "KEY": S (N bytes) as a JSON string; bytes that are no UTF-8 become
+ * U+FFFD */
+static void jstr(const char *key, const char *s, size_t n)
+{
+	size_t i = 0;
+	int l;
+
+	printf("  \"%s\": \"", key);
+	while (i < n) {
+		uint32_t c = tp_utf8_get(s + i, n - i, &l);
+
+		if (c == '"' || c == '\\')
+			printf("\\%c", (char)c);
+		else if (c == '\n')
+			printf("\\n");
+		else if (c < 0x20 || c == 0x7f)
+			printf("\\u%04x", c);
+		else if (c == 0xfffd && l == 1)
+			printf("\\ufffd");
+		else
+			fwrite(s + i, 1, (size_t)l, stdout);
+		i += (size_t)l;
+	}
+	printf("\",\n");
+}
+
 /* "KEY": p50 of the samples, or null without any */
 static void jp50(const char *key, const struct tp_samples *s)
 {
@@ -181,6 +208,8 @@ static void json(const struct tp_opts *o, const struct tp_weights *w,
 	printf("  \"temperature\": %g,\n", (double)o->temperature);
 	jints("prompt_tokens", prompt, o->prompt_len);
 	jints("tokens", r->tokens, r->ntok);
+	if (r->text)
+		jstr("text", r->text, r->text_len);
 	jnum("prefill_tokens_per_s", prefill_tps(o, r), 0);
 	jnum("decode_tokens_per_s", decode_tps(r), 0);
 	jnum("prefill_seconds", r->prefill_s, 0);
@@ -309,6 +338,11 @@ void tp_report(const struct tp_opts *o, const struct tp_weights *w,
 {
 	if (o->json)
 		json(o, w, prompt, device, main, tcp, one);
+	else if (main->text)	/* the text went to stdout already */
+		fprintf(stderr, "tprun: %d prompt tokens, %d generated, %.1f tokens/s prefill, %.1f decode, %d rank%s over %s\n",
+			o->prompt_len, main->ntok, prefill_tps(o, main),
+			decode_tps(main), main->nranks,
+			main->nranks > 1 ? "s" : "", main->transport);
 	else
 		table(o, w, prompt, device, main, tcp, one);
 	fflush(stdout);

@@ -14,6 +14,8 @@
 #include "rng.h"
 #include "run.h"
 #include "sample.h"
+#include "tokenizer.h"
+#include "gguf.h"
 #include "transport.h"
 #include "util.h"
 
@@ -31,6 +33,46 @@ static int load(const struct tp_opts *o, int rank, int nranks,
 	if (r)
 		tp_err("%s", err);
 	return r;
+}
+
+/*
+ * --prompt: the model's tokenizer (the file's, or the synthetic one) and
+ * the prompt's ids in o->prompt. 0, or -1 (reported).
+ */
+static int text_prompt(struct tp_opts *o, const struct tp_weights *w,
+		       struct tp_tok *tok)
+{
+	char err[600];
+	struct gguf g;
+	int r;
+
+	if (o->model) {
+		if (gguf_open(&g, o->model, err, sizeof(err))) {
+			tp_err("%s", err);
+			return -1;
+		}
+		r = tp_tok_load(tok, &g, w->cfg.vocab, err, sizeof(err));
+		gguf_close(&g);
+		if (r > 0)
+			snprintf(err, sizeof(err),
+				 "%s has no tokenizer (tokenizer.ggml.model): give the prompt as --prompt-ids",
+				 o->model);
+		if (r) {
+			tp_err("%s%s%s", r < 0 ? o->model : "", r < 0 ? ": " : "",
+			       err);
+			return -1;
+		}
+	} else if (tp_tok_synth(tok, w->cfg.vocab, err, sizeof(err))) {
+		tp_err("%s", err);
+		return -1;
+	}
+	o->prompt_len = tp_tok_encode(tok, o->prompt_text,
+				      strlen(o->prompt_text), 1, &o->prompt);
+	if (!o->prompt_len) {
+		tp_err("%s", "the prompt is empty (no tokens)");
+		return -1;
+	}
+	return 0;
 }
 
 static int *make_prompt(const struct tp_opts *o, int vocab)
@@ -51,10 +93,67 @@ static int *make_prompt(const struct tp_opts *o, int vocab)
 	return p;
 }
 
+/* Text out: streamed to stdout by rank 0 (STREAM), kept for --json. */
+struct text_out {
+	const struct tp_tok *tok;
+	int stream;
+	struct tp_detok d;
+	char *buf;
+	size_t len, cap;
+};
+
+static void text_add(struct text_out *t, const char *s, size_t n)
+{
+	if (t->stream) {
+		fwrite(s, 1, n, stdout);
+		fflush(stdout);
+	}
+	if (t->len + n + 1 > t->cap) {
+		t->cap = 2 * (t->len + n + 1);
+		t->buf = realloc(t->buf, t->cap);
+		if (!t->buf)
+			tp_die("out of memory");
+	}
+	memcpy(t->buf + t->len, s, n);
+	t->len += n;
+	t->buf[t->len] = 0;
+}
+
+/* Token ID was generated: its text, and whether generation ends. */
+static int text_token(struct text_out *t, int id)
+{
+	char piece[4200];
+	size_t n;
+
+	if (!t->tok)
+		return 0;
+	if (tp_tok_is_eog(t->tok, id))
+		return 1;
+	n = tp_detok_push(&t->d, t->tok, id, piece, sizeof(piece));
+	text_add(t, piece, n);
+	return 0;
+}
+
+static void text_end(struct text_out *t, struct tp_result *res)
+{
+	char rest[8];
+
+	if (!t->tok)
+		return;
+	text_add(t, rest, tp_detok_flush(&t->d, rest));
+	if (t->stream)
+		fputc('\n', stdout);
+	fflush(stdout);
+	res->text = t->buf ? t->buf : tp_calloc(1, 1);
+	res->text_len = t->len;
+	t->buf = NULL;
+}
+
 static int generate(const struct tp_opts *o, const struct tp_weights *w,
 		    struct tp_xport *x, const int *prompt,
-		    struct tp_result *res)
+		    const struct tp_tok *tk, int stream, struct tp_result *res)
 {
+	struct text_out txt = { .tok = tk, .stream = stream };
 	int P = o->prompt_len, T = o->tokens, k, i, tok, ret = -1;
 	int batch = o->batch < P ? o->batch : P;
 	struct tp_model m;
@@ -90,7 +189,8 @@ static int generate(const struct tp_opts *o, const struct tp_weights *w,
 	if (arp)
 		ar.phase = TP_PHASE_DECODE;
 	tp_info("%s: decoding %d tokens", res->transport, T);
-	for (k = 1; k < T; k++) {
+	/* every rank draws the same tokens, so all stop at the same EOS */
+	for (k = 1; k < T && !text_token(&txt, tok); k++) {
 		if (tp_forward(&m, &tok, 1, P + k - 1, arp))
 			goto out;
 		tok = tp_sample(&s, m.logits);
@@ -98,10 +198,13 @@ static int generate(const struct tp_opts *o, const struct tp_weights *w,
 		if (o->slow_ms)
 			usleep((useconds_t)o->slow_ms * 1000);
 	}
+	if (k == T)
+		text_token(&txt, tok);
 	t2 = tp_now_ns();
 	tp_info("%s: done", res->transport);
 	memcpy(res->logits, m.logits, (size_t)w->cfg.vocab * sizeof(float));
-	res->ntok = T;
+	res->ntok = k;
+	text_end(&txt, res);
 	res->prefill_s = (double)(t1 - t0) / 1e9;
 	res->decode_s = (double)(t2 - t1) / 1e9;
 	if (arp) {
@@ -112,6 +215,7 @@ static int generate(const struct tp_opts *o, const struct tp_weights *w,
 	}
 	ret = 0;
 out:
+	free(txt.buf);
 	if (arp)
 		tp_ar_free(arp);
 	tp_sampler_free(&s);
@@ -122,6 +226,7 @@ out:
 static void result_free(struct tp_result *r)
 {
 	free(r->tokens);
+	free(r->text);
 	free(r->logits);
 	tp_ar_stats_free(&r->st[0]);
 	tp_ar_stats_free(&r->st[1]);
@@ -235,8 +340,8 @@ int tp_rank_main(struct tp_opts *o)
 	struct tp_rdv rdv;
 	int N = o->nranks, me = o->rank < 0 ? 0 : o->rank;
 	int *prompt = NULL, ret = TP_EXIT_FAIL, multi = N > 1;
-	int have_w1 = 0;
-	int batch = o->batch < o->prompt_len ? o->batch : o->prompt_len;
+	int have_w1 = 0, batch, stream;
+	struct tp_tok tok, *tokp = NULL;
 
 	memset(&rdv, 0, sizeof(rdv));
 	o->rank = me;
@@ -250,6 +355,15 @@ int tp_rank_main(struct tp_opts *o)
 		return tp_bench_rank(o);
 	if (load(o, me, N, &w))
 		return TP_EXIT_FAIL;
+	if (o->prompt_text) {
+		if (text_prompt(o, &w, &tok)) {
+			tp_weights_free(&w);
+			return TP_EXIT_FAIL;
+		}
+		tokp = &tok;
+	}
+	batch = o->batch < o->prompt_len ? o->batch : o->prompt_len;
+	stream = tokp && !o->json && me == 0;
 	prompt = make_prompt(o, w.cfg.vocab);
 	if (!prompt)
 		goto out;
@@ -262,10 +376,10 @@ int tp_rank_main(struct tp_opts *o)
 				      &xt))
 		goto abort;
 	if (generate(o, &w, multi ? (o->transport == TP_TR_RDMA ? xr : xt) :
-		     NULL, prompt, &res))
+		     NULL, prompt, tokp, stream, &res))
 		goto abort;
 	if (multi && o->compare && o->transport == TP_TR_RDMA &&
-	    generate(o, &w, xt, prompt, &tcp))
+	    generate(o, &w, xt, prompt, tokp, 0, &tcp))
 		goto abort;
 	if (multi && tp_mon_finish(token_hash(&res),
 				   o->timeout_ms + 10000))
@@ -274,7 +388,7 @@ int tp_rank_main(struct tp_opts *o)
 		if (load(o, 0, 1, &w1))
 			goto out;
 		have_w1 = 1;
-		if (generate(o, &w1, NULL, prompt, &one))
+		if (generate(o, &w1, NULL, prompt, tokp, 0, &one))
 			goto out;
 	}
 	if (me == 0)
@@ -298,6 +412,8 @@ out:
 	if (have_w1)
 		tp_weights_free(&w1);
 	tp_weights_free(&w);
+	if (tokp)
+		tp_tok_free(tokp);
 	free(prompt);
 	return ret;
 }

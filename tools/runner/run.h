@@ -11,6 +11,8 @@ struct tp_result {
 	int nranks;
 	int ntok;
 	int *tokens;
+	char *text;		/* --prompt: the generated tokens as text */
+	size_t text_len;	/* (it may hold NUL bytes) */
 	float *logits;		/* of the last generated token's step */
 	int vocab;
 	double prefill_s, decode_s;

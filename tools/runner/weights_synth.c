@@ -102,9 +102,11 @@ int tp_weights_synth(struct tp_weights *w, const struct tp_config *c,
 		snprintf(err, errlen, "unsupported weight type %d", type);
 		return -1;
 	}
-	if (type == TP_Q8_0 && (c->dim % 32 || c->ffn % 32 || qdim % 32)) {
+	if (tp_type_block(type) > 1 &&
+	    (c->dim % 32 || c->ffn % 32 || qdim % 32)) {
 		snprintf(err, errlen,
-			 "q8_0 weights need dim, ffn and heads x head-dim to be multiples of 32");
+			 "%s weights need dim, ffn and heads x head-dim to be multiples of 32",
+			 tp_type_name(type));
 		return -1;
 	}
 	w->cfg = *c;

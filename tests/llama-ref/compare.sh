@@ -1,0 +1,140 @@
+#!/bin/bash
+# tprun against llama.cpp, the reference implementation of GGUF: for each
+# weight type, `tprun --export-gguf` writes a small model with its
+# tokenizer; llama.cpp (node-llama-cpp's prebuilt CPU build, ref.mjs) and
+# tprun with each number of ranks tokenize the same text prompts and
+# greedy-decode; the prompt tokens, the generated tokens and the text
+# must be the same; then the same for byte-level BPE ("gpt2") tokenizers
+# with the Llama 3, Qwen2 and GPT-2 pre-tokenizers.  Prints TAP.
+#
+#   compare.sh [--tprun 'COMMAND'] [--ranks '1 2 4'] [--types 'f32 ...']
+#              [--tokens T]
+#
+# COMMAND runs tprun with {N} ranks; the script appends --model FILE
+# --prompt TEXT --tokens T --json.  Default (the host, no RDMA):
+#   'tools/tprun --local {N} --transport tcp'
+# Over tbrdma devices, e.g.:
+#   'tools/tprun --local {N} --transport rdma --devices tbrlo0'
+set -uo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+tprun_cmd="$top/tools/tprun --local {N} --transport tcp"
+ranks="1 2 4"
+types="f32 f16 bf16 q8_0 q4_0 q4_1 q5_0 q5_1"
+tokens=16
+while [ $# -gt 0 ]; do
+	case $1 in
+	--tprun) tprun_cmd=$2; shift 2 ;;
+	--ranks) ranks=$2; shift 2 ;;
+	--types) types=$2; shift 2 ;;
+	--tokens) tokens=$2; shift 2 ;;
+	*) echo "usage: $0 [--tprun CMD] [--ranks LIST] [--types LIST] [--tokens T]" >&2
+	   exit 2 ;;
+	esac
+done
+
+# shellcheck source-path=SCRIPTDIR source=../host/lib-tap.sh
+source "$top/tests/host/lib-tap.sh"
+
+# Node 20 from the npm registry, where setup.sh had to install it
+if [ -x "$here/runtime/node_modules/.bin/node" ]; then
+	PATH=$here/runtime/node_modules/.bin:$PATH
+fi
+if [ ! -d "$here/node_modules/node-llama-cpp" ]; then
+	echo "1..0 # SKIP node-llama-cpp is not installed (tools/install-deps.sh, or tests/llama-ref/setup.sh, installs it)"
+	exit 0
+fi
+
+prompts=(
+	"Hello world, the model"
+	$'Once upon a time, the ünïcode → 日本\nrank said: "tensor parallel!"'
+)
+
+# same REF.json OUT.json — prompt tokens, tokens, text (runs of U+FFFD
+# count as one: decoders differ in how many an invalid sequence gets; and
+# llama.cpp's detokenize drops the first piece's leading space, taking it
+# for the one SentencePiece adds, where tprun prints the continuation of
+# the prompt as it is)
+same() {
+	python3 - "$1" "$2" <<'PY'
+import json, re, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+t = lambda s: re.sub("\ufffd+", "\ufffd", s[1:] if s[:1] == " " else s)
+bad = [k for k in ("prompt_tokens", "tokens") if a[k] != b[k]]
+if t(a["text"]) != t(b["text"]):
+    bad.append("text")
+for k in bad:
+    print("llama.cpp %s: %r" % (k, a[k]))
+    print("tprun     %s: %r" % (k, b[k]))
+sys.exit(1 if bad else 0)
+PY
+}
+
+for type in $types; do
+	model=$tmp/$type.gguf
+	if ! "$top/tools/tprun" --export-gguf "$model" --synthetic --seed 7 \
+		--dim 128 --layers 2 --heads 4 --kv-heads 2 --ffn 128 \
+		--vocab 512 --wtype "$type" >"$tmp/export.log" 2>&1; then
+		not_ok "$type: export" "$(cat "$tmp/export.log")"
+		continue
+	fi
+	ok "$type: export"
+	for p in "${!prompts[@]}"; do
+		prompt=${prompts[$p]}
+		if ! timeout 120 node "$here/ref.mjs" "$model" "$prompt" \
+			"$tokens" >"$tmp/ref.json" 2>"$tmp/ref.err"; then
+			not_ok "$type prompt $p: llama.cpp runs" "$(tail -5 "$tmp/ref.err")"
+			continue
+		fi
+		for N in $ranks; do
+			cmd=${tprun_cmd//\{N\}/$N}
+			# shellcheck disable=SC2086 # the command is words
+			if ! timeout 120 $cmd --model "$model" --prompt "$prompt" \
+				--tokens "$tokens" --json >"$tmp/out.json" \
+				2>"$tmp/out.err"; then
+				not_ok "$type prompt $p: tprun, $N ranks, runs" \
+					"$(tail -5 "$tmp/out.err")"
+			elif diff=$(same "$tmp/ref.json" "$tmp/out.json"); then
+				ok "$type prompt $p: tprun with $N ranks = llama.cpp ($(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(len(r["prompt_tokens"]), "prompt tokens,", len(r["tokens"]), "generated")' "$tmp/out.json"))"
+			else
+				not_ok "$type prompt $p: tprun with $N ranks = llama.cpp" "$diff"
+			fi
+		done
+	done
+done
+# The byte-level BPE tokenizer (Llama 3, Qwen2, GPT-2 pre-tokenizers):
+# an F32 export with its tokenizer replaced (gpt2-tokenizer.py)
+if "$top/tools/tprun" --export-gguf "$tmp/base.gguf" --synthetic --seed 5 \
+	--dim 64 --layers 1 --heads 4 --kv-heads 2 --ffn 64 --vocab 512 \
+	--wtype f32 >"$tmp/export.log" 2>&1; then
+	for pre in llama-bpe qwen2 gpt-2; do
+		model=$tmp/$pre.gguf
+		python3 "$here/gpt2-tokenizer.py" "$tmp/base.gguf" "$model" "$pre"
+		for p in "${!prompts[@]}"; do
+			prompt="${prompts[$p]} 12345 Hello times"
+			if ! timeout 120 node "$here/ref.mjs" "$model" "$prompt" \
+				"$tokens" >"$tmp/ref.json" 2>"$tmp/ref.err"; then
+				not_ok "gpt2/$pre prompt $p: llama.cpp runs" "$(tail -5 "$tmp/ref.err")"
+				continue
+			fi
+			for N in $ranks; do
+				cmd=${tprun_cmd//\{N\}/$N}
+				# shellcheck disable=SC2086 # the command is words
+				if ! timeout 120 $cmd --model "$model" --prompt "$prompt" \
+					--tokens "$tokens" --json >"$tmp/out.json" \
+					2>"$tmp/out.err"; then
+					not_ok "gpt2/$pre prompt $p: tprun, $N ranks, runs" \
+						"$(tail -5 "$tmp/out.err")"
+				elif diff=$(same "$tmp/ref.json" "$tmp/out.json"); then
+					ok "gpt2/$pre prompt $p: tprun with $N ranks = llama.cpp"
+				else
+					not_ok "gpt2/$pre prompt $p: tprun with $N ranks = llama.cpp" "$diff"
+				fi
+			done
+		done
+	done
+else
+	not_ok "gpt2: export" "$(cat "$tmp/export.log")"
+fi
+tap_done

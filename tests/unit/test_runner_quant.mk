@@ -1,0 +1,6 @@
+# tools/runner's 4- and 5-bit block types (tprun): layouts, quantisation
+# error, dot products on the blocks.
+RUNNER_DIR := $(TOP)/tools/runner
+test_runner_quant_SRCS   := $(RUNNER_DIR)/math.c $(RUNNER_DIR)/quant.c
+test_runner_quant_CFLAGS := -I$(RUNNER_DIR) -ffp-contract=off
+test_runner_quant_LDLIBS := -lm
