@@ -195,6 +195,10 @@ struct tbrdma_recv_wqe {
 #define TBRDMA_CQE_WITH_IMM		(1U << 0)
 #define TBRDMA_CQE_GRH			(1U << 1)
 
+/* network_hdr_type of a CQE: the kernel's enum rdma_network_type values. */
+#define TBRDMA_NETWORK_IPV4		2
+#define TBRDMA_NETWORK_IPV6		3
+
 /*
  * A CQE.  status is an enum ib_wc_status value and opcode an enum
  * ib_wc_opcode value; both equal libibverbs' IBV_WC_* values.
