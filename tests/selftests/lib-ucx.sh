@@ -68,6 +68,7 @@ ucx_matrix() {
 		for c in "${cases[@]}"; do
 			n=$((n + 1))
 			echo "== UCX_TLS=$tls $c"
+			# shellcheck disable=SC2086  # TEST and its arguments
 			ucx_run "ucx-$n" "$tls" "$sdev" "$cdev" "$addr" "$prefix" $c ||
 				failed+=("$tls $c")
 		done
