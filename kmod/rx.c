@@ -51,8 +51,9 @@ static void tbr_rx_complete(struct tbr_qp *qp, u64 wr_id,
 		cqe.wc_flags |= TBRDMA_CQE_WITH_IMM;
 		cqe.imm_data = msg->imm_data;
 	}
-	BUILD_BUG_ON(TBRDMA_NETWORK_IPV4 != RDMA_NETWORK_IPV4 ||
-		     TBRDMA_NETWORK_IPV6 != RDMA_NETWORK_IPV6);
+	/* The provider reads network_hdr_type with the uapi's names. */
+	static_assert(RDMA_NETWORK_IPV4 == TBRDMA_NETWORK_IPV4);
+	static_assert(RDMA_NETWORK_IPV6 == TBRDMA_NETWORK_IPV6);
 	if (msg->ah && status == IB_WC_SUCCESS) {
 		cqe.wc_flags |= TBRDMA_CQE_GRH;
 		cqe.network_hdr_type = ipv6_addr_v4mapped((struct in6_addr *)
