@@ -279,4 +279,23 @@ int tbrdma_dereg_mr(struct verbs_mr *vmr);
 struct ibv_ah *tbrdma_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr);
 int tbrdma_destroy_ah(struct ibv_ah *ah);
 
+/*
+ * May work requests be posted in the QP's state (libibverbs keeps
+ * ibv_qp.state: RESET at creation, then what modify_qp and query_qp set)?
+ * Sends are an immediate error in RESET, INIT and RTR (IB spec C10-96),
+ * receives in RESET (C10-97); in SQD, SQE and ERR they are accepted (and
+ * flushed where the state says so).  The kernel checks again: a WQE only
+ * executes in RTS.
+ */
+static inline bool tbrdma_qp_state_can_send(const struct ibv_qp *qp)
+{
+	return qp->state != IBV_QPS_RESET && qp->state != IBV_QPS_INIT &&
+	       qp->state != IBV_QPS_RTR;
+}
+
+static inline bool tbrdma_qp_state_can_recv(const struct ibv_qp *qp)
+{
+	return qp->state != IBV_QPS_RESET;
+}
+
 #endif /* TBRDMA_PROVIDER_H */

@@ -128,6 +128,50 @@ static void test_post_send(void)
 	free_qp(&qp);
 }
 
+/* Posting in a state that forbids it fails before anything is written. */
+static void test_post_qp_state(void)
+{
+	static const struct { enum ibv_qp_state st; int send, recv; } t[] = {
+		{ IBV_QPS_RESET, EINVAL, EINVAL },
+		{ IBV_QPS_INIT, EINVAL, 0 },
+		{ IBV_QPS_RTR, EINVAL, 0 },
+		{ IBV_QPS_RTS, 0, 0 },
+		{ IBV_QPS_SQD, 0, 0 },
+		{ IBV_QPS_SQE, 0, 0 },
+		{ IBV_QPS_ERR, 0, 0 },
+	};
+	struct ibv_send_wr swr, *sbad;
+	struct ibv_recv_wr rwr, *rbad;
+	struct tbrdma_qp qp;
+	size_t i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		make_qp(&qp, IBV_QPT_RC, 4, 0);
+		qp.vqp.qp.state = t[i].st;
+		chain(&swr, 1, 900);
+		memset(&rwr, 0, sizeof(rwr));
+		rwr.sg_list = &sge;
+		rwr.num_sge = 1;
+		sbad = NULL;
+		rbad = NULL;
+		is_int(tbrdma_post_send(&qp.vqp.qp, &swr, &sbad), t[i].send,
+		       "state %d: post_send %d", t[i].st, t[i].send);
+		ok(t[i].send ? sbad == &swr && qp.sq.q.hdr->producer == 0 &&
+				       doorbells(0x77) == 0 :
+			       sbad == NULL && qp.sq.q.hdr->producer == 1 &&
+				       doorbells(0x77) == 1,
+		   "state %d: %s", t[i].st,
+		   t[i].send ? "nothing posted, bad_wr set" : "posted, doorbell");
+		is_int(tbrdma_post_recv(&qp.vqp.qp, &rwr, &rbad), t[i].recv,
+		       "state %d: post_recv %d", t[i].st, t[i].recv);
+		ok(qp.rq.q.hdr->producer == (t[i].recv ? 0u : 1u) &&
+		   rbad == (t[i].recv ? &rwr : NULL),
+		   "state %d: receive %s", t[i].st,
+		   t[i].recv ? "not posted, bad_wr set" : "posted");
+		free_qp(&qp);
+	}
+}
+
 static void test_post_recv(void)
 {
 	struct ibv_recv_wr wr[10], *bad;
@@ -381,6 +425,7 @@ int main(void)
 	plan(NO_PLAN);
 	test_post_send();
 	test_post_recv();
+	test_post_qp_state();
 	test_cq();
 	test_concurrent_post();
 	test_concurrent_poll();
