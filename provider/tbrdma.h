@@ -53,9 +53,16 @@ struct tbrdma_wq {
 };
 
 struct tbrdma_cq {
-	struct ibv_cq ibv_cq;
+	union {				/* ibv_cq_ex starts with an ibv_cq */
+		struct ibv_cq ibv_cq;
+		struct ibv_cq_ex ibv_cq_ex;	/* ibv_create_cq_ex() */
+	};
 	pthread_spinlock_t lock;	/* pollers, arming and resize */
 	struct tbrdma_queue q;		/* q.map NULL after a failed remap */
+	/* Extended CQs: the completion ibv_start_poll/ibv_next_poll found,
+	 * valid (and its slot not yet consumed) until the next call. */
+	struct ibv_wc cur;
+	bool cur_valid;
 };
 
 /*
@@ -212,6 +219,9 @@ struct ibv_cq *tbrdma_create_cq(struct ibv_context *context, int cqe,
 				struct ibv_comp_channel *channel,
 				int comp_vector);
 int tbrdma_resize_cq(struct ibv_cq *cq, int cqe);
+struct ibv_cq_ex *tbrdma_create_cq_ex(struct ibv_context *context,
+				      struct ibv_cq_init_attr_ex *attr);
+void tbrdma_cq_ex_init(struct tbrdma_cq *cq, uint64_t wc_flags);
 int tbrdma_destroy_cq(struct ibv_cq *cq);
 int tbrdma_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc);
 int tbrdma_req_notify_cq(struct ibv_cq *cq, int solicited_only);

@@ -274,6 +274,70 @@ static void test_cq(void)
 	free(cq.q.map);
 }
 
+static int lock_is_free(pthread_spinlock_t *l)
+{
+	if (pthread_spin_trylock(l))
+		return 0;
+	pthread_spin_unlock(l);
+	return 1;
+}
+
+/* Extended CQs: ibv_start_poll/ibv_next_poll/ibv_end_poll on the ring. */
+static void test_cq_ex(void)
+{
+	struct ibv_poll_cq_attr attr = {};
+	struct tbrdma_cq cq;
+	struct ibv_cq_ex *x = &cq.ibv_cq_ex;
+	uint32_t prod = 0xffffffff;
+	int i;
+
+	memset(&cq, 0, sizeof(cq));
+	make_queue(&cq.q, 4, 64, prod);
+	pthread_spin_init(&cq.lock, PTHREAD_PROCESS_PRIVATE);
+	tbrdma_cq_ex_init(&cq, IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_IMM |
+				       IBV_WC_EX_WITH_QP_NUM);
+	ok(x->read_byte_len && x->read_imm_data && x->read_qp_num &&
+	   !x->read_src_qp && !x->read_completion_ts,
+	   "cq_ex: readers for the requested wc_flags only");
+	ok((void *)x == (void *)&cq.ibv_cq, "cq_ex: the ibv_cq is its start");
+
+	is_int(ibv_start_poll(x, &attr), ENOENT, "cq_ex: empty CQ: ENOENT");
+	ok(lock_is_free(&cq.lock), "cq_ex: ENOENT drops the lock");
+	for (i = 0; i < 3; i++)
+		kernel_cqe(&cq.q, &prod, 70 + i);
+	is_int(ibv_start_poll(x, &attr), 0, "cq_ex: start_poll finds a CQE");
+	ok(x->wr_id == 70 && x->status == IBV_WC_SUCCESS, "cq_ex: wr_id, status");
+	ok(ibv_wc_read_wc_flags(x) == IBV_WC_WITH_IMM,
+	   "cq_ex: wc_flags converted");
+	is_int(cq.q.hdr->consumer, 0xffffffff, "cq_ex: nothing consumed yet");
+	is_int(ibv_next_poll(x), 0, "cq_ex: next_poll");
+	ok(x->wr_id == 71, "cq_ex: second CQE");
+	is_int(ibv_next_poll(x), 0, "cq_ex: next_poll");
+	ok(x->wr_id == 72, "cq_ex: third CQE");
+	is_int(ibv_next_poll(x), ENOENT, "cq_ex: then ENOENT");
+	ibv_end_poll(x);
+	ok(lock_is_free(&cq.lock), "cq_ex: end_poll drops the lock");
+	is_int(cq.q.hdr->consumer, 2, "cq_ex: all three consumed, published");
+
+	kernel_cqe(&cq.q, &prod, 80);
+	kernel_cqe(&cq.q, &prod, 81);
+	is_int(ibv_start_poll(x, &attr), 0, "cq_ex: start_poll");
+	ibv_end_poll(x);
+	is_int(cq.q.hdr->consumer, 3, "cq_ex: end_poll consumes the one read");
+	is_int(ibv_start_poll(x, &attr), 0, "cq_ex: the other is still there");
+	ok(x->wr_id == 81, "cq_ex: wr_id 81");
+	ibv_end_poll(x);
+
+	cq.q.hdr->producer = cq.q.index + 5;	/* kernel bug: > 4 slots */
+	is_int(ibv_start_poll(x, &attr), EIO,
+	       "cq_ex: producer more than num_slots ahead: EIO");
+	ok(lock_is_free(&cq.lock), "cq_ex: error drops the lock");
+	attr.comp_mask = 1;
+	is_int(ibv_start_poll(x, &attr), EINVAL, "cq_ex: unknown comp_mask");
+	is_int(doorbells(0x77), 0, "cq_ex: no system call");
+	free(cq.q.map);
+}
+
 /* ---- threaded runs ------------------------------------------------------ */
 
 #define POSTERS 2
@@ -427,6 +491,7 @@ int main(void)
 	test_post_recv();
 	test_post_qp_state();
 	test_cq();
+	test_cq_ex();
 	test_concurrent_post();
 	test_concurrent_poll();
 	test_doorbell_file();
