@@ -4,7 +4,7 @@
 # UCX_TLS=rc_verbs,ud_verbs,self, ud_verbs,self and UCX's default
 # selection (lib-ucx.sh). UD carries UCX's wire-up, so this also proves
 # UD address handles with RoCE GIDs and the GRH UCX checks on receive.
-# timeout: 300
+# timeout: 420
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib-verbs.sh"
 source "$(dirname "$0")/lib-net.sh"

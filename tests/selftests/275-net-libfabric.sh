@@ -7,7 +7,7 @@
 # (tbr0-dgram, tbr1-dgram: across the link) and with libfabric's own
 # choice, where both ends take the first device and talk to themselves
 # through its own GIDs. fabtests (fi_rma_bw, ...) are not in Debian 12.
-# timeout: 240
+# timeout: 200
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib-verbs.sh"
 source "$(dirname "$0")/lib-net.sh"
@@ -24,12 +24,9 @@ echo "fi_info -p verbs: domains tbr0, tbr1, tbr0-dgram, tbr1-dgram"
 # PROVIDER EP SIZE ITERS [SERVER DOMAIN] [CLIENT DOMAIN]
 runs=(
 	"verbs msg 64 200"
-	"verbs msg 65536 50"
 	"verbs msg 1048576 10"
 	"verbs;ofi_rxm rdm 64 200"
-	"verbs;ofi_rxm rdm 65536 50"
 	"verbs;ofi_rxm rdm 1048576 10"
-	"verbs dgram 64 200 tbr0-dgram tbr1-dgram"
 	"verbs dgram 4000 50 tbr0-dgram tbr1-dgram"
 	"verbs dgram 64 200"
 	"verbs dgram 1024 50"
