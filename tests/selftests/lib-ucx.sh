@@ -1,4 +1,4 @@
-# lib-ucx.sh — UCX's ucx_perftest over tbrdma devices (170-ucx, 270-net-ucx).
+# lib-ucx.sh — UCX's ucx_perftest over tbrdma devices (170-ucx, 290-net-ucx).
 # Source after lib.sh and lib-verbs.sh (and lib-net.sh across a link).
 #     ucx_matrix SRVDEV CLIDEV ADDR [CLIENT PREFIX...]
 # runs the cases of each transport selection of ucx_tls:
