@@ -5,8 +5,35 @@
  * up and copies what it needs under RCU, because an AH may be destroyed
  * (in atomic context, so without waiting) while a WQE naming it is read.
  */
+#include <linux/etherdevice.h>
+#include <rdma/ib_cache.h>
+
 #include "tbrdma.h"
 #include "ah.h"
+
+/*
+ * Can a netdev-mode device send to @dgid at @dmac?  Frames to the netdev's
+ * own MAC are received by this device (tbr_net_xmit()), which is right
+ * only when @dgid is one of its own GIDs.  The core resolves any local
+ * address to the sender's own MAC (a route through lo), also one that
+ * belongs to another device of the same namespace: such frames would
+ * reach this device's QP of the same number, so refuse the address.
+ */
+int tbr_av_check(struct tbr_dev *tdev, const union ib_gid *dgid,
+		 const u8 *dmac)
+{
+	const struct ib_gid_attr *attr;
+
+	if (tdev->mode != TBRDMA_MODE_NETDEV ||
+	    !ether_addr_equal(dmac, tdev->ndev->dev_addr))
+		return 0;
+	attr = rdma_find_gid_by_port(&tdev->ibdev, dgid,
+				     IB_GID_TYPE_ROCE_UDP_ENCAP, 1, NULL);
+	if (IS_ERR(attr))
+		return -EHOSTUNREACH;
+	rdma_put_gid_attr(attr);
+	return 0;
+}
 
 int tbr_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 		  struct ib_udata *udata)
@@ -27,6 +54,9 @@ int tbr_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 	    !(rdma_ah_get_ah_flags(attr) & IB_AH_GRH))
 		return -EINVAL;
 	grh = rdma_ah_read_grh(attr);
+	err = tbr_av_check(tdev, &grh->dgid, attr->roce.dmac);
+	if (err)
+		return err;
 
 	info = kzalloc(sizeof(*info), gfp);
 	if (!info)

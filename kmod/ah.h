@@ -16,6 +16,8 @@ struct tbr_ah_info {
 	struct rcu_head rcu;
 };
 
+int tbr_av_check(struct tbr_dev *tdev, const union ib_gid *dgid,
+		 const u8 *dmac);
 bool tbr_ah_lookup(struct tbr_dev *tdev, u32 handle, u32 pdn,
 		   struct tbr_ah_info *out);
 

@@ -14,7 +14,11 @@
 #define TBR_MAX_SGE		32	/* per send or receive WQE */
 #define TBR_MAX_INLINE		512	/* bytes of inline data per send WQE */
 #define TBR_MAX_CQ		16384
-#define TBR_MAX_CQE		65536	/* slots of a CQ */
+/*
+ * Slots of a CQ (64 bytes each: 16 MiB at most).  libfabric's rxm over
+ * verbs sizes its CQ for (128 + 128) x FI_UNIVERSE_SIZE (1024) entries.
+ */
+#define TBR_MAX_CQE		262144
 #define TBR_MAX_MR		65536
 #define TBR_MAX_MR_SIZE		BIT_ULL(40)
 #define TBR_MAX_FAST_REG_PAGES	512	/* page list of a fast-registration MR */

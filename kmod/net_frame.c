@@ -206,6 +206,19 @@ int tbr_net_xmit(struct tbr_dev *tdev, struct tbr_frame *f)
 	}
 	tbr_count(tdev, TBR_CNT_TX_PACKETS, 1);
 	tbr_count(tdev, TBR_CNT_TX_BYTES, skb->len);
+	if (unlikely(ether_addr_equal(f->dmac, ndev->dev_addr))) {
+		/*
+		 * To one of our own GIDs (a QP of this device: libfabric's
+		 * dgram endpoints, any two processes on one host): the wire
+		 * would take it to the peer, which drops it.  Receive it here,
+		 * as a NIC loops such packets back and veth hands frames over:
+		 * through the backlog, so the packet handler runs in softirq
+		 * context as always, never inside the sender.
+		 */
+		skb->protocol = eth_type_trans(skb, ndev);
+		netif_rx(skb);
+		return 0;
+	}
 	/* The netdev's own drops count as losses: the protocol recovers. */
 	dev_queue_xmit(skb);
 	return 0;

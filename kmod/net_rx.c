@@ -68,7 +68,11 @@ static void tbr_net_rx_frame(struct tbr_dev *tdev, struct sk_buff *skb)
 	if (!qp->net || tbr_net_transport(qp) != hdr->transport) {
 		tbr_net_bad(tdev, "transport");
 	} else {
-		tbr_peer_seen(tdev, eth_hdr(skb)->h_source, skb->len + ETH_HLEN);
+		/* Not our own frames, looped back (tbr_net_xmit()). */
+		if (!ether_addr_equal(eth_hdr(skb)->h_source,
+				      skb->dev->dev_addr))
+			tbr_peer_seen(tdev, eth_hdr(skb)->h_source,
+				      skb->len + ETH_HLEN);
 		if (tbr_wire_is_request(hdr->opcode))
 			tbr_net_resp_rx(qp, skb, hdr, hdr_len);
 		else

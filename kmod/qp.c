@@ -6,6 +6,7 @@
  * legal is the core's table (ib_modify_qp_is_ok); the values are checked
  * here against what the device supports.
  */
+#include "ah.h"
 #include "net.h"
 #include "timers.h"
 
@@ -324,6 +325,14 @@ static int tbr_qp_check_attr(struct tbr_qp *qp, struct ib_qp_attr *attr,
 		return -EINVAL;
 	if ((mask & IB_QP_AV) && attr->ah_attr.type != RDMA_AH_ATTR_TYPE_ROCE)
 		return -EINVAL;
+	if (mask & IB_QP_AV) {
+		int err = tbr_av_check(to_tdev(qp->ibqp.device),
+				       &rdma_ah_read_grh(&attr->ah_attr)->dgid,
+				       attr->ah_attr.roce.dmac);
+
+		if (err)
+			return err;
+	}
 	if ((mask & IB_QP_CAP) &&
 	    (attr->cap.max_send_wr > qp->sq.num_slots ||
 	     attr->cap.max_recv_wr > (qp->srq ? 0 : qp->rq.queue.num_slots)))

@@ -51,6 +51,9 @@ static void tbr_rx_complete(struct tbr_qp *qp, u64 wr_id,
 		cqe.wc_flags |= TBRDMA_CQE_WITH_IMM;
 		cqe.imm_data = msg->imm_data;
 	}
+	/* The provider reads network_hdr_type with the uapi's names. */
+	static_assert(RDMA_NETWORK_IPV4 == TBRDMA_NETWORK_IPV4);
+	static_assert(RDMA_NETWORK_IPV6 == TBRDMA_NETWORK_IPV6);
 	if (status == IB_WC_SUCCESS &&
 	    msg->opcode == IB_UVERBS_WR_SEND_WITH_INV) {
 		cqe.wc_flags |= TBRDMA_CQE_WITH_INV;

@@ -11,9 +11,10 @@
 
 #include "wqe.h"
 
-struct ibv_cq *tbrdma_create_cq(struct ibv_context *context, int cqe,
-				struct ibv_comp_channel *channel,
-				int comp_vector)
+static struct tbrdma_cq *create_cq_common(struct ibv_context *context,
+					  int cqe,
+					  struct ibv_comp_channel *channel,
+					  int comp_vector)
 {
 	struct tbrdma_cmd_create_cq_resp resp = {};
 	struct ibv_create_cq cmd = {};
@@ -38,7 +39,7 @@ struct ibv_cq *tbrdma_create_cq(struct ibv_context *context, int cqe,
 	ret = pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
 	if (ret)
 		goto err_unmap;
-	return &cq->ibv_cq;
+	return cq;
 
 err_unmap:
 	tbrdma_queue_unmap(&cq->q);
@@ -51,6 +52,210 @@ err_free:
 	free(cq);
 	errno = ret;
 	return NULL;
+}
+
+struct ibv_cq *tbrdma_create_cq(struct ibv_context *context, int cqe,
+				struct ibv_comp_channel *channel,
+				int comp_vector)
+{
+	struct tbrdma_cq *cq = create_cq_common(context, cqe, channel,
+						comp_vector);
+
+	return cq ? &cq->ibv_cq : NULL;
+}
+
+/* ---- extended CQs (ibv_create_cq_ex, ibv_start_poll/next_poll/end_poll) */
+
+/*
+ * The same ring as ibv_poll_cq.  start_poll takes the lock and leaves the
+ * first CQE in cq->cur without consuming its slot; next_poll consumes it
+ * and moves to the next; end_poll consumes the last one, publishes the
+ * consumer and drops the lock.  (An error or ENOENT from start_poll
+ * returns with the lock dropped: the caller must not call end_poll.)
+ */
+#define TBRDMA_CQ_EX_WC_FLAGS                                                 \
+	(IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_IMM |                       \
+	 IBV_WC_EX_WITH_QP_NUM | IBV_WC_EX_WITH_SRC_QP |                      \
+	 IBV_WC_EX_WITH_SLID | IBV_WC_EX_WITH_SL |                             \
+	 IBV_WC_EX_WITH_DLID_PATH_BITS)
+
+static inline struct tbrdma_cq *to_tcq_ex(struct ibv_cq_ex *x)
+{
+	return tbrdma_container_of(x, struct tbrdma_cq, ibv_cq_ex);
+}
+
+/* Load the CQE at q->index into cq->cur: 0, ENOENT when there is none. */
+static int cq_ex_load(struct tbrdma_cq *cq)
+{
+	struct tbrdma_queue *q = &cq->q;
+	uint32_t producer;
+
+	cq->cur_valid = false;
+	if (!q->map)
+		return EIO;
+	/* Acquire: the CQEs below the producer are completely written. */
+	producer = tbrdma_q_load_acquire(&q->hdr->producer);
+	if (!tbrdma_q_sane(producer, q->index, q->num_slots))
+		return EIO;	/* a kernel bug: never return stale slots */
+	if (!tbrdma_q_ready(producer, q->index, q->num_slots))
+		return ENOENT;
+	tbrdma_cqe_to_wc(tbrdma_q_slot(q, q->index), &cq->cur);
+	cq->cur_valid = true;
+	cq->ibv_cq_ex.wr_id = cq->cur.wr_id;
+	cq->ibv_cq_ex.status = cq->cur.status;
+	return 0;
+}
+
+static void cq_ex_publish(struct tbrdma_cq *cq)
+{
+	/* Release: we are done reading these slots; the kernel may reuse
+	 * them. */
+	if (cq->q.map)
+		tbrdma_q_store_release(&cq->q.hdr->consumer, cq->q.index);
+}
+
+static int cq_ex_start_poll(struct ibv_cq_ex *x, struct ibv_poll_cq_attr *attr)
+{
+	struct tbrdma_cq *cq = to_tcq_ex(x);
+	int ret;
+
+	if (attr->comp_mask)
+		return EINVAL;
+	pthread_spin_lock(&cq->lock);
+	ret = cq_ex_load(cq);
+	if (ret)
+		pthread_spin_unlock(&cq->lock);
+	return ret;
+}
+
+static int cq_ex_next_poll(struct ibv_cq_ex *x)
+{
+	struct tbrdma_cq *cq = to_tcq_ex(x);
+
+	if (cq->cur_valid)
+		cq->q.index++;
+	return cq_ex_load(cq);
+}
+
+static void cq_ex_end_poll(struct ibv_cq_ex *x)
+{
+	struct tbrdma_cq *cq = to_tcq_ex(x);
+
+	if (cq->cur_valid)
+		cq->q.index++;
+	cq->cur_valid = false;
+	cq_ex_publish(cq);
+	pthread_spin_unlock(&cq->lock);
+}
+
+static enum ibv_wc_opcode cq_ex_read_opcode(struct ibv_cq_ex *x)
+{
+	return to_tcq_ex(x)->cur.opcode;
+}
+
+static uint32_t cq_ex_read_vendor_err(struct ibv_cq_ex *x)
+{
+	return to_tcq_ex(x)->cur.vendor_err;
+}
+
+static unsigned int cq_ex_read_wc_flags(struct ibv_cq_ex *x)
+{
+	return to_tcq_ex(x)->cur.wc_flags;
+}
+
+static uint32_t cq_ex_read_byte_len(struct ibv_cq_ex *x)
+{
+	return to_tcq_ex(x)->cur.byte_len;
+}
+
+static __be32 cq_ex_read_imm_data(struct ibv_cq_ex *x)
+{
+	return to_tcq_ex(x)->cur.imm_data;
+}
+
+static uint32_t cq_ex_read_qp_num(struct ibv_cq_ex *x)
+{
+	return to_tcq_ex(x)->cur.qp_num;
+}
+
+static uint32_t cq_ex_read_src_qp(struct ibv_cq_ex *x)
+{
+	return to_tcq_ex(x)->cur.src_qp;
+}
+
+static uint32_t cq_ex_read_slid(struct ibv_cq_ex *x)
+{
+	return to_tcq_ex(x)->cur.slid;
+}
+
+static uint8_t cq_ex_read_sl(struct ibv_cq_ex *x)
+{
+	return to_tcq_ex(x)->cur.sl;
+}
+
+static uint8_t cq_ex_read_dlid_path_bits(struct ibv_cq_ex *x)
+{
+	return to_tcq_ex(x)->cur.dlid_path_bits;
+}
+
+/*
+ * wc_flags beyond the standard ones (completion timestamps, CVLAN, flow
+ * tag, tag matching), a parent domain (IBV_CQ_INIT_ATTR_MASK_PD) and
+ * IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN are not offered: EOPNOTSUPP, as
+ * rdma-core's tests and man page expect.  SINGLE_THREADED is a hint we may
+ * ignore (the CQ keeps its lock).
+ */
+struct ibv_cq_ex *tbrdma_create_cq_ex(struct ibv_context *context,
+				      struct ibv_cq_init_attr_ex *attr)
+{
+	struct tbrdma_cq *cq;
+
+	if ((attr->wc_flags & ~(uint64_t)TBRDMA_CQ_EX_WC_FLAGS) ||
+	    (attr->comp_mask & ~(uint32_t)IBV_CQ_INIT_ATTR_MASK_FLAGS) ||
+	    ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) &&
+	     (attr->flags & ~(uint32_t)IBV_CREATE_CQ_ATTR_SINGLE_THREADED))) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (attr->cqe > INT32_MAX) {
+		errno = EINVAL;
+		return NULL;
+	}
+	cq = create_cq_common(context, (int)attr->cqe, attr->channel,
+			      (int)attr->comp_vector);
+	if (!cq)
+		return NULL;
+	tbrdma_cq_ex_init(cq, attr->wc_flags);
+	return &cq->ibv_cq_ex;
+}
+
+/* The poll and read functions of an extended CQ, for @wc_flags. */
+void tbrdma_cq_ex_init(struct tbrdma_cq *cq, uint64_t wc_flags)
+{
+	struct ibv_cq_ex *x = &cq->ibv_cq_ex;
+
+	cq->cur_valid = false;
+	x->comp_mask = 0;
+	x->start_poll = cq_ex_start_poll;
+	x->next_poll = cq_ex_next_poll;
+	x->end_poll = cq_ex_end_poll;
+	x->read_opcode = cq_ex_read_opcode;
+	x->read_vendor_err = cq_ex_read_vendor_err;
+	x->read_wc_flags = cq_ex_read_wc_flags;
+	if (wc_flags & IBV_WC_EX_WITH_BYTE_LEN)
+		x->read_byte_len = cq_ex_read_byte_len;
+	if (wc_flags & IBV_WC_EX_WITH_IMM)
+		x->read_imm_data = cq_ex_read_imm_data;
+	if (wc_flags & IBV_WC_EX_WITH_QP_NUM)
+		x->read_qp_num = cq_ex_read_qp_num;
+	if (wc_flags & IBV_WC_EX_WITH_SRC_QP)
+		x->read_src_qp = cq_ex_read_src_qp;
+	if (wc_flags & IBV_WC_EX_WITH_SLID)
+		x->read_slid = cq_ex_read_slid;
+	if (wc_flags & IBV_WC_EX_WITH_SL)
+		x->read_sl = cq_ex_read_sl;
+	if (wc_flags & IBV_WC_EX_WITH_DLID_PATH_BITS)
+		x->read_dlid_path_bits = cq_ex_read_dlid_path_bits;
 }
 
 /*

@@ -76,6 +76,10 @@ int tbrdma_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	bool ring = false;
 	int ret = 0;
 
+	if (!tbrdma_qp_state_can_send(ibqp)) {
+		*bad_wr = wr;
+		return EINVAL;
+	}
 	pthread_spin_lock(&sq->lock);
 	producer = q->index;
 	/* Acquire: slots below the kernel's consumer are no longer read. */
@@ -152,8 +156,8 @@ int tbrdma_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 	struct tbrdma_qp *qp = to_tqp(ibqp);
 
 	/* Receives of a QP on an SRQ go to the SRQ; a QP may also have
-	 * been created without an RQ. */
-	if (ibqp->srq || !qp->rq.q.map) {
+	 * been created without an RQ; none in RESET. */
+	if (ibqp->srq || !qp->rq.q.map || !tbrdma_qp_state_can_recv(ibqp)) {
 		*bad_wr = wr;
 		return EINVAL;
 	}

@@ -125,7 +125,7 @@ static void tbrdma_free_context(struct ibv_context *ibctx)
 }
 
 /* What the provider implements; NULL members keep libibverbs' defaults,
- * which fail with EOPNOTSUPP/ENOSYS (e.g. create_cq_ex, MWs, rereg). */
+ * which fail with EOPNOTSUPP/ENOSYS (e.g. MWs, rereg). */
 static const struct verbs_context_ops tbrdma_ctx_ops = {
 	.query_device_ex = tbrdma_query_device_ex,
 	.query_port = tbrdma_query_port,
@@ -134,6 +134,7 @@ static const struct verbs_context_ops tbrdma_ctx_ops = {
 	.free_context = tbrdma_free_context,
 
 	.create_cq = tbrdma_create_cq,
+	.create_cq_ex = tbrdma_create_cq_ex,
 	.resize_cq = tbrdma_resize_cq,
 	.destroy_cq = tbrdma_destroy_cq,
 	.poll_cq = tbrdma_poll_cq,

@@ -53,9 +53,16 @@ struct tbrdma_wq {
 };
 
 struct tbrdma_cq {
-	struct ibv_cq ibv_cq;
+	union {				/* ibv_cq_ex starts with an ibv_cq */
+		struct ibv_cq ibv_cq;
+		struct ibv_cq_ex ibv_cq_ex;	/* ibv_create_cq_ex() */
+	};
 	pthread_spinlock_t lock;	/* pollers, arming and resize */
 	struct tbrdma_queue q;		/* q.map NULL after a failed remap */
+	/* Extended CQs: the completion ibv_start_poll/ibv_next_poll found,
+	 * valid (and its slot not yet consumed) until the next call. */
+	struct ibv_wc cur;
+	bool cur_valid;
 };
 
 /*
@@ -212,6 +219,9 @@ struct ibv_cq *tbrdma_create_cq(struct ibv_context *context, int cqe,
 				struct ibv_comp_channel *channel,
 				int comp_vector);
 int tbrdma_resize_cq(struct ibv_cq *cq, int cqe);
+struct ibv_cq_ex *tbrdma_create_cq_ex(struct ibv_context *context,
+				      struct ibv_cq_init_attr_ex *attr);
+void tbrdma_cq_ex_init(struct tbrdma_cq *cq, uint64_t wc_flags);
 int tbrdma_destroy_cq(struct ibv_cq *cq);
 int tbrdma_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc);
 int tbrdma_req_notify_cq(struct ibv_cq *cq, int solicited_only);
@@ -278,5 +288,24 @@ int tbrdma_dereg_mr(struct verbs_mr *vmr);
 /* ah.c */
 struct ibv_ah *tbrdma_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr);
 int tbrdma_destroy_ah(struct ibv_ah *ah);
+
+/*
+ * May work requests be posted in the QP's state (libibverbs keeps
+ * ibv_qp.state: RESET at creation, then what modify_qp and query_qp set)?
+ * Sends are an immediate error in RESET, INIT and RTR (IB spec C10-96),
+ * receives in RESET (C10-97); in SQD, SQE and ERR they are accepted (and
+ * flushed where the state says so).  The kernel checks again: a WQE only
+ * executes in RTS.
+ */
+static inline bool tbrdma_qp_state_can_send(const struct ibv_qp *qp)
+{
+	return qp->state != IBV_QPS_RESET && qp->state != IBV_QPS_INIT &&
+	       qp->state != IBV_QPS_RTR;
+}
+
+static inline bool tbrdma_qp_state_can_recv(const struct ibv_qp *qp)
+{
+	return qp->state != IBV_QPS_RESET;
+}
 
 #endif /* TBRDMA_PROVIDER_H */

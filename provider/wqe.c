@@ -285,6 +285,30 @@ int tbrdma_build_recv_wqe(const struct ibv_recv_wr *wr,
 	return 0;
 }
 
+/*
+ * A RoCE receive completion has no service level; what hardware reports in
+ * sl for a UD receive with a GRH is the packet's L3 header type (mlx5: 1
+ * IPv6, 2 IPv4), and UCX's UD transport reads it to find the destination
+ * address in the 40 bytes in front of the payload: the last 4 bytes hold an
+ * IPv4 header's daddr, the last 16 an IPv6 header's.  Report the same.
+ */
+#define TBRDMA_WC_SL_IPV6	1
+#define TBRDMA_WC_SL_IPV4	2
+
+static uint8_t tbrdma_wc_sl(const struct tbrdma_cqe *cqe)
+{
+	if (!(cqe->wc_flags & TBRDMA_CQE_GRH))
+		return 0;
+	switch (cqe->network_hdr_type) {
+	case TBRDMA_NETWORK_IPV4:
+		return TBRDMA_WC_SL_IPV4;
+	case TBRDMA_NETWORK_IPV6:
+		return TBRDMA_WC_SL_IPV6;
+	default:
+		return 0;
+	}
+}
+
 void tbrdma_cqe_to_wc(const struct tbrdma_cqe *cqe, struct ibv_wc *wc)
 {
 	unsigned int flags = 0;
@@ -304,9 +328,9 @@ void tbrdma_cqe_to_wc(const struct tbrdma_cqe *cqe, struct ibv_wc *wc)
 	wc->src_qp = cqe->src_qp;
 	wc->wc_flags = flags;
 	wc->pkey_index = cqe->pkey_index;
-	/* Ethernet link layer: no LIDs, no SL. */
+	/* Ethernet link layer: no LIDs. */
 	wc->slid = 0;
-	wc->sl = 0;
+	wc->sl = tbrdma_wc_sl(cqe);
 	wc->dlid_path_bits = 0;
 }
 

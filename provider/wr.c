@@ -16,6 +16,7 @@
  * The builders and setters cannot return errors; the first one is kept
  * and ibv_wr_complete() returns it after discarding the whole batch, as
  * the man page says ("the entire posting will be aborted").  Errors: a
+ * QP in RESET, INIT or RTR (EINVAL, from ibv_wr_start()), a
  * full SQ (ENOMEM, at the builder that found no slot), anything
  * tbrdma_build_send_wqe() would refuse in an ibv_send_wr (EINVAL), a
  * setter with no WQE open, a UD WQE finished without ibv_wr_set_ud_addr().
@@ -281,7 +282,8 @@ static void tbrdma_wr_start(struct ibv_qp_ex *ibqpx)
 	qp->wr.producer = q->index;
 	/* Acquire: slots below the kernel's consumer are no longer read. */
 	qp->wr.consumer = tbrdma_q_load_acquire(&q->hdr->consumer);
-	qp->wr.err = 0;
+	/* Not in RESET, INIT or RTR: wr_complete drops the batch, EINVAL. */
+	qp->wr.err = tbrdma_qp_state_can_send(&qp->vqp.qp) ? 0 : EINVAL;
 	qp->wr.open = false;
 	qp->wr.need_ud = false;
 }

@@ -16,6 +16,9 @@ packages=(
 	# rdma-core 44 and the programs the tests drive
 	rdma-core libibverbs-dev ibverbs-utils ibverbs-providers
 	librdmacm-dev rdmacm-utils perftest qperf
+	# verbs stacks the clients' selftests run unmodified: UCX, Open MPI
+	# (mpicc for tests/progs), libfabric, rdma-core's own test suite
+	ucx-utils openmpi-bin libopenmpi-dev libfabric-bin python3-pyverbs
 	# admin tool libraries; dkms for `make dkms-install` and its test
 	libnl-3-dev libnl-route-3-dev libmnl-dev dkms
 	# the test guest

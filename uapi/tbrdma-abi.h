@@ -214,6 +214,10 @@ struct tbrdma_recv_wqe {
 #define TBRDMA_CQE_GRH			(1U << 1)
 #define TBRDMA_CQE_WITH_INV		(1U << 2)	/* invalidate_rkey is set */
 
+/* network_hdr_type of a CQE: the kernel's enum rdma_network_type values. */
+#define TBRDMA_NETWORK_IPV4		2
+#define TBRDMA_NETWORK_IPV6		3
+
 /*
  * A CQE.  status is an enum ib_wc_status value and opcode an enum
  * ib_wc_opcode value; both equal libibverbs' IBV_WC_* values.

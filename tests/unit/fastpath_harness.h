@@ -52,6 +52,7 @@ static __attribute__((unused)) void make_qp(struct tbrdma_qp *qp, enum ibv_qp_ty
 	qp->vqp.qp.context = &tctx.ibv_ctx.context;
 	qp->vqp.qp.handle = 0x77;
 	qp->vqp.qp.qp_type = type;
+	qp->vqp.qp.state = IBV_QPS_RTS;
 	make_queue(&qp->sq.q, n, 64 + 4 * 16, start);
 	qp->sq.caps = (struct tbrdma_wq_caps){ .max_sge = 4, .max_inline = 64 };
 	pthread_spin_init(&qp->sq.lock, PTHREAD_PROCESS_PRIVATE);

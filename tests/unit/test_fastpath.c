@@ -128,6 +128,50 @@ static void test_post_send(void)
 	free_qp(&qp);
 }
 
+/* Posting in a state that forbids it fails before anything is written. */
+static void test_post_qp_state(void)
+{
+	static const struct { enum ibv_qp_state st; int send, recv; } t[] = {
+		{ IBV_QPS_RESET, EINVAL, EINVAL },
+		{ IBV_QPS_INIT, EINVAL, 0 },
+		{ IBV_QPS_RTR, EINVAL, 0 },
+		{ IBV_QPS_RTS, 0, 0 },
+		{ IBV_QPS_SQD, 0, 0 },
+		{ IBV_QPS_SQE, 0, 0 },
+		{ IBV_QPS_ERR, 0, 0 },
+	};
+	struct ibv_send_wr swr, *sbad;
+	struct ibv_recv_wr rwr, *rbad;
+	struct tbrdma_qp qp;
+	size_t i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		make_qp(&qp, IBV_QPT_RC, 4, 0);
+		qp.vqp.qp.state = t[i].st;
+		chain(&swr, 1, 900);
+		memset(&rwr, 0, sizeof(rwr));
+		rwr.sg_list = &sge;
+		rwr.num_sge = 1;
+		sbad = NULL;
+		rbad = NULL;
+		is_int(tbrdma_post_send(&qp.vqp.qp, &swr, &sbad), t[i].send,
+		       "state %d: post_send %d", t[i].st, t[i].send);
+		ok(t[i].send ? sbad == &swr && qp.sq.q.hdr->producer == 0 &&
+				       doorbells(0x77) == 0 :
+			       sbad == NULL && qp.sq.q.hdr->producer == 1 &&
+				       doorbells(0x77) == 1,
+		   "state %d: %s", t[i].st,
+		   t[i].send ? "nothing posted, bad_wr set" : "posted, doorbell");
+		is_int(tbrdma_post_recv(&qp.vqp.qp, &rwr, &rbad), t[i].recv,
+		       "state %d: post_recv %d", t[i].st, t[i].recv);
+		ok(qp.rq.q.hdr->producer == (t[i].recv ? 0u : 1u) &&
+		   rbad == (t[i].recv ? &rwr : NULL),
+		   "state %d: receive %s", t[i].st,
+		   t[i].recv ? "not posted, bad_wr set" : "posted");
+		free_qp(&qp);
+	}
+}
+
 static void test_post_recv(void)
 {
 	struct ibv_recv_wr wr[10], *bad;
@@ -227,6 +271,70 @@ static void test_cq(void)
 	is_int(tbrdma_req_notify_cq(&cq.ibv_cq, 1), 0, "arm solicited only");
 	is_int(cq.q.hdr->flags, TBRDMA_CQ_ARM_SOLICITED, "ARM_SOLICITED only");
 	is_int(doorbells(0x77), 0, "arming: no system call");
+	free(cq.q.map);
+}
+
+static int lock_is_free(pthread_spinlock_t *l)
+{
+	if (pthread_spin_trylock(l))
+		return 0;
+	pthread_spin_unlock(l);
+	return 1;
+}
+
+/* Extended CQs: ibv_start_poll/ibv_next_poll/ibv_end_poll on the ring. */
+static void test_cq_ex(void)
+{
+	struct ibv_poll_cq_attr attr = {};
+	struct tbrdma_cq cq;
+	struct ibv_cq_ex *x = &cq.ibv_cq_ex;
+	uint32_t prod = 0xffffffff;
+	int i;
+
+	memset(&cq, 0, sizeof(cq));
+	make_queue(&cq.q, 4, 64, prod);
+	pthread_spin_init(&cq.lock, PTHREAD_PROCESS_PRIVATE);
+	tbrdma_cq_ex_init(&cq, IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_IMM |
+				       IBV_WC_EX_WITH_QP_NUM);
+	ok(x->read_byte_len && x->read_imm_data && x->read_qp_num &&
+	   !x->read_src_qp && !x->read_completion_ts,
+	   "cq_ex: readers for the requested wc_flags only");
+	ok((void *)x == (void *)&cq.ibv_cq, "cq_ex: the ibv_cq is its start");
+
+	is_int(ibv_start_poll(x, &attr), ENOENT, "cq_ex: empty CQ: ENOENT");
+	ok(lock_is_free(&cq.lock), "cq_ex: ENOENT drops the lock");
+	for (i = 0; i < 3; i++)
+		kernel_cqe(&cq.q, &prod, 70 + i);
+	is_int(ibv_start_poll(x, &attr), 0, "cq_ex: start_poll finds a CQE");
+	ok(x->wr_id == 70 && x->status == IBV_WC_SUCCESS, "cq_ex: wr_id, status");
+	ok(ibv_wc_read_wc_flags(x) == IBV_WC_WITH_IMM,
+	   "cq_ex: wc_flags converted");
+	is_int(cq.q.hdr->consumer, 0xffffffff, "cq_ex: nothing consumed yet");
+	is_int(ibv_next_poll(x), 0, "cq_ex: next_poll");
+	ok(x->wr_id == 71, "cq_ex: second CQE");
+	is_int(ibv_next_poll(x), 0, "cq_ex: next_poll");
+	ok(x->wr_id == 72, "cq_ex: third CQE");
+	is_int(ibv_next_poll(x), ENOENT, "cq_ex: then ENOENT");
+	ibv_end_poll(x);
+	ok(lock_is_free(&cq.lock), "cq_ex: end_poll drops the lock");
+	is_int(cq.q.hdr->consumer, 2, "cq_ex: all three consumed, published");
+
+	kernel_cqe(&cq.q, &prod, 80);
+	kernel_cqe(&cq.q, &prod, 81);
+	is_int(ibv_start_poll(x, &attr), 0, "cq_ex: start_poll");
+	ibv_end_poll(x);
+	is_int(cq.q.hdr->consumer, 3, "cq_ex: end_poll consumes the one read");
+	is_int(ibv_start_poll(x, &attr), 0, "cq_ex: the other is still there");
+	ok(x->wr_id == 81, "cq_ex: wr_id 81");
+	ibv_end_poll(x);
+
+	cq.q.hdr->producer = cq.q.index + 5;	/* kernel bug: > 4 slots */
+	is_int(ibv_start_poll(x, &attr), EIO,
+	       "cq_ex: producer more than num_slots ahead: EIO");
+	ok(lock_is_free(&cq.lock), "cq_ex: error drops the lock");
+	attr.comp_mask = 1;
+	is_int(ibv_start_poll(x, &attr), EINVAL, "cq_ex: unknown comp_mask");
+	is_int(doorbells(0x77), 0, "cq_ex: no system call");
 	free(cq.q.map);
 }
 
@@ -381,7 +489,9 @@ int main(void)
 	plan(NO_PLAN);
 	test_post_send();
 	test_post_recv();
+	test_post_qp_state();
 	test_cq();
+	test_cq_ex();
 	test_concurrent_post();
 	test_concurrent_poll();
 	test_doorbell_file();

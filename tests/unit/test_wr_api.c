@@ -156,6 +156,31 @@ static void test_qp_ex_setup(void)
 	   "start/complete/abort and all setters set");
 	ok(x && ibv_qp_to_qp_ex(&x->qp_base) == x, "qp_ex->qp_base is the QP");
 	free_qp(&qp);
+
+	/* A batch in RESET, INIT or RTR is dropped whole: EINVAL. */
+	x = make_qpx(&qp, IBV_QPT_RC, 4, 0, IBV_QP_EX_WITH_SEND);
+	qp.vqp.qp.state = IBV_QPS_RESET;
+	ibv_wr_start(x);
+	x->wr_id = 1;
+	ibv_wr_send(x);
+	ibv_wr_set_sge(x, 1, 0x1000, 8);
+	is_int(ibv_wr_complete(x), EINVAL, "QP in RESET: wr_complete EINVAL");
+	ok(qp.sq.q.hdr->producer == 0 && qp.sq.q.index == 0 &&
+	   doorbells(HANDLE) == 0, "QP in RESET: nothing published, no doorbell");
+	ok(lock_free(&qp), "QP in RESET: SQ lock released");
+	qp.vqp.qp.state = IBV_QPS_RTR;
+	ibv_wr_start(x);
+	ibv_wr_send(x);
+	ibv_wr_set_sge(x, 1, 0x1000, 8);
+	is_int(ibv_wr_complete(x), EINVAL, "QP in RTR: wr_complete EINVAL");
+	qp.vqp.qp.state = IBV_QPS_RTS;
+	ibv_wr_start(x);
+	ibv_wr_send(x);
+	ibv_wr_set_sge(x, 1, 0x1000, 8);
+	is_int(ibv_wr_complete(x), 0, "QP in RTS: wr_complete 0");
+	ok(qp.sq.q.hdr->producer == 1 && doorbells(HANDLE) == 1,
+	   "QP in RTS: posted, one doorbell");
+	free_qp(&qp);
 }
 
 /* ---- every builder, compared with post_send ----------------------------- */
