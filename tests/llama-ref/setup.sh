@@ -37,4 +37,7 @@ if [ -f node_modules/.package-lock.json ] &&
 	exit 0
 fi
 echo "llama-ref setup: installing node-llama-cpp (llama.cpp's prebuilt CPU build)"
-npm ci --omit=optional --ignore-scripts --no-audit --no-fund
+# Not `npm ci`: npm 11 then wants the other platforms' optional builds
+# in the lock file too, and refuses it without them; `npm install` takes
+# the lock's versions as they are and leaves the file alone.
+npm install --omit=optional --ignore-scripts --no-audit --no-fund --no-save
