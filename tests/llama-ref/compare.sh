@@ -71,6 +71,31 @@ sys.exit(1 if bad else 0)
 PY
 }
 
+# check_model NAME MODEL PROMPT — llama.cpp's greedy decoding of PROMPT
+# with MODEL, then tprun's with each rank count: the same prompt tokens,
+# tokens and text, one TAP point per run.
+check_model() {
+	local name=$1 model=$2 prompt=$3 N cmd diff
+	if ! timeout 120 node "$here/ref.mjs" "$model" "$prompt" \
+		"$tokens" >"$tmp/ref.json" 2>"$tmp/ref.err"; then
+		not_ok "$name: llama.cpp runs" "$(tail -5 "$tmp/ref.err")"
+		return
+	fi
+	for N in $ranks; do
+		cmd=${tprun_cmd//\{N\}/$N}
+		# shellcheck disable=SC2086 # the command is words
+		if ! timeout 120 $cmd --model "$model" --prompt "$prompt" \
+			--tokens "$tokens" --json >"$tmp/out.json" \
+			2>"$tmp/out.err"; then
+			not_ok "$name: tprun, $N ranks, runs" "$(tail -5 "$tmp/out.err")"
+		elif diff=$(same "$tmp/ref.json" "$tmp/out.json"); then
+			ok "$name: tprun with $N ranks = llama.cpp ($(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(len(r["prompt_tokens"]), "prompt tokens,", len(r["tokens"]), "generated")' "$tmp/out.json"))"
+		else
+			not_ok "$name: tprun with $N ranks = llama.cpp" "$diff"
+		fi
+	done
+}
+
 for type in $types; do
 	model=$tmp/$type.gguf
 	if ! "$top/tools/tprun" --export-gguf "$model" --synthetic --seed 7 \
@@ -81,26 +106,7 @@ for type in $types; do
 	fi
 	ok "$type: export"
 	for p in "${!prompts[@]}"; do
-		prompt=${prompts[$p]}
-		if ! timeout 120 node "$here/ref.mjs" "$model" "$prompt" \
-			"$tokens" >"$tmp/ref.json" 2>"$tmp/ref.err"; then
-			not_ok "$type prompt $p: llama.cpp runs" "$(tail -5 "$tmp/ref.err")"
-			continue
-		fi
-		for N in $ranks; do
-			cmd=${tprun_cmd//\{N\}/$N}
-			# shellcheck disable=SC2086 # the command is words
-			if ! timeout 120 $cmd --model "$model" --prompt "$prompt" \
-				--tokens "$tokens" --json >"$tmp/out.json" \
-				2>"$tmp/out.err"; then
-				not_ok "$type prompt $p: tprun, $N ranks, runs" \
-					"$(tail -5 "$tmp/out.err")"
-			elif diff=$(same "$tmp/ref.json" "$tmp/out.json"); then
-				ok "$type prompt $p: tprun with $N ranks = llama.cpp ($(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(len(r["prompt_tokens"]), "prompt tokens,", len(r["tokens"]), "generated")' "$tmp/out.json"))"
-			else
-				not_ok "$type prompt $p: tprun with $N ranks = llama.cpp" "$diff"
-			fi
-		done
+		check_model "$type prompt $p" "$model" "${prompts[$p]}"
 	done
 done
 # The byte-level BPE tokenizer (Llama 3, Qwen2, GPT-2 pre-tokenizers):
@@ -112,26 +118,8 @@ if "$top/tools/tprun" --export-gguf "$tmp/base.gguf" --synthetic --seed 5 \
 		model=$tmp/$pre.gguf
 		python3 "$here/gpt2-tokenizer.py" "$tmp/base.gguf" "$model" "$pre"
 		for p in "${!prompts[@]}"; do
-			prompt="${prompts[$p]} 12345 Hello times"
-			if ! timeout 120 node "$here/ref.mjs" "$model" "$prompt" \
-				"$tokens" >"$tmp/ref.json" 2>"$tmp/ref.err"; then
-				not_ok "gpt2/$pre prompt $p: llama.cpp runs" "$(tail -5 "$tmp/ref.err")"
-				continue
-			fi
-			for N in $ranks; do
-				cmd=${tprun_cmd//\{N\}/$N}
-				# shellcheck disable=SC2086 # the command is words
-				if ! timeout 120 $cmd --model "$model" --prompt "$prompt" \
-					--tokens "$tokens" --json >"$tmp/out.json" \
-					2>"$tmp/out.err"; then
-					not_ok "gpt2/$pre prompt $p: tprun, $N ranks, runs" \
-						"$(tail -5 "$tmp/out.err")"
-				elif diff=$(same "$tmp/ref.json" "$tmp/out.json"); then
-					ok "gpt2/$pre prompt $p: tprun with $N ranks = llama.cpp"
-				else
-					not_ok "gpt2/$pre prompt $p: tprun with $N ranks = llama.cpp" "$diff"
-				fi
-			done
+			check_model "gpt2/$pre prompt $p" "$model" \
+				"${prompts[$p]} 12345 Hello times"
 		done
 	done
 else
