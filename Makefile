@@ -3,7 +3,9 @@
 
 # The kernel to build against: the running kernel's build dir when it has
 # one, else Debian 12's 6.1 headers (linux-headers-amd64).
-newest = $(lastword $(sort $(wildcard $(1))))
+# The PREEMPT_RT flavours' headers (*-rt-amd64) match the same patterns:
+# filter them out, the default builds are for the standard flavour.
+newest = $(lastword $(sort $(filter-out %-rt-amd64,$(wildcard $(1)))))
 KDIR_6_1  ?= $(call newest,/usr/src/linux-headers-6.1.*-amd64)
 KDIR_6_12 ?= $(call newest,/usr/src/linux-headers-6.12.*-amd64)
 KDIR ?= $(if $(wildcard /lib/modules/$(shell uname -r)/build/Makefile),\
