@@ -17,7 +17,7 @@ BUILD ?= $(CURDIR)/build
 KBUILD_SOURCES = Kbuild $(wildcard kmod/*.[ch]) $(wildcard uapi/*.h)
 
 .PHONY: all module provider test-progs bench clean deps check unit-tests \
-	module-6.12 sparse checkpatch guest-tests demo install uninstall soak \
+	module-6.12 modules-for sparse checkpatch guest-tests demo install uninstall soak \
 	check-debug
 
 all: module provider runner tools
@@ -56,6 +56,24 @@ endef
 module-6.12:
 	@test -n "$(KDIR_6_12)" || { echo "no 6.12 headers: run 'make deps'" >&2; exit 1; }
 	$(call kbuild_copy,linux-6.12,$(KDIR_6_12))
+
+# Every module the guest tests load (tbrdma.ko and the test modules), built
+# for another installed kernel FOR_KVER (a release such as
+# 6.12.117+deb12-rt-amd64) in $(BUILD)/kmods/FOR_KVER, laid out as in the
+# tree.  tests/vm/run-vm.sh makes it when it boots a kernel the tree's own
+# build is not for.  Sources are copied when newer, so kbuild rebuilds only
+# what changed.
+KMOD_TEST_DIRS = tests/fake-tbnet tests/kfastreg tests/bench/kcopy
+KMOD_TEST_SOURCES = $(foreach d,$(KMOD_TEST_DIRS),$(d)/Kbuild $(wildcard $(d)/*.c))
+modules-for:
+	@test -n "$(FOR_KVER)" -a -f /lib/modules/$(FOR_KVER)/build/Makefile || \
+		{ echo "modules-for: no headers for kernel '$(FOR_KVER)' (FOR_KVER=release)" >&2; exit 1; }
+	mkdir -p $(BUILD)/kmods/$(FOR_KVER)
+	cp -u --parents $(KBUILD_SOURCES) $(KMOD_TEST_SOURCES) $(BUILD)/kmods/$(FOR_KVER)/
+	$(MAKE) -C /lib/modules/$(FOR_KVER)/build M=$(BUILD)/kmods/$(FOR_KVER) modules
+	set -e; for d in $(KMOD_TEST_DIRS); do \
+		$(MAKE) -C /lib/modules/$(FOR_KVER)/build M=$(BUILD)/kmods/$(FOR_KVER)/$$d modules; \
+	done
 
 # sparse on every module source (C=2 checks files even when up to date).
 sparse:

@@ -73,7 +73,7 @@ bench_metric() {
 # MB/s of the kernel's memcpy() on page-sized copies, the copy the loopback
 # data path makes: tests/bench/kcopy measures it in the kernel and prints it.
 bench_kernel_copy_mbs() {
-	local ko=$TBRDMA_ROOT/tests/bench/kcopy/tbrdma_kcopy.ko
+	local ko=$TBRDMA_MODDIR/tests/bench/kcopy/tbrdma_kcopy.ko
 
 	insmod "$ko" 2>/dev/null	# refuses to stay loaded, by design
 	dmesg | sed -n 's/.*tbrdma_kcopy: memcpy \([0-9]*\) MB\/s/\1/p' | tail -n 1

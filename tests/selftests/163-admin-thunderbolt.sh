@@ -11,7 +11,7 @@ source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib-admin.sh"
 
 require_cmd modprobe setpriv
-fake=$TBRDMA_ROOT/tests/fake-tbnet/tbrdma_fake_tbnet.ko
+fake=$TBRDMA_MODDIR/tests/fake-tbnet/tbrdma_fake_tbnet.ko
 [[ -f $fake ]] || fail "$fake not built (make test-progs)"
 conf=/etc/modprobe.d/tbrdma.conf
 param=/sys/module/tbrdma/parameters/thunderbolt_attach

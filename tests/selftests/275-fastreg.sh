@@ -12,7 +12,7 @@ source "$(dirname "$0")/lib-verbs.sh"
 source "$(dirname "$0")/lib-net.sh"
 source "$(dirname "$0")/lib-kstorage.sh"
 
-ko=$TBRDMA_ROOT/tests/kfastreg/tbrdma_kfastreg.ko
+ko=$TBRDMA_MODDIR/tests/kfastreg/tbrdma_kfastreg.ko
 [[ -f $ko ]] || fail "$ko not built (make test-progs)"
 
 # run_kfastreg DEV_A DEV_B — load the test module; it never stays loaded:

@@ -11,7 +11,7 @@
 # timeout: 600
 source "$(dirname "$0")/lib.sh"
 
-fake=$TBRDMA_ROOT/tests/fake-tbnet/tbrdma_fake_tbnet.ko
+fake=$TBRDMA_MODDIR/tests/fake-tbnet/tbrdma_fake_tbnet.ko
 [[ -f $fake ]] || fail "$fake not built (make test-progs)"
 param=/sys/module/tbrdma/parameters/thunderbolt_attach
 
@@ -125,7 +125,7 @@ fake_rmmod
 kver=$(uname -r)
 mroot=$TBRDMA_OUT/modroot
 mkdir -p "$mroot/lib/modules/$kver/updates"
-cp "$TBRDMA_ROOT/tbrdma.ko" "$mroot/lib/modules/$kver/updates/"
+cp "$TBRDMA_MODDIR/tbrdma.ko" "$mroot/lib/modules/$kver/updates/"
 depmod -b "$mroot" "$kver" 2>/dev/null
 mp() { modprobe -d "$mroot" "$@"; }
 insmod "$fake"

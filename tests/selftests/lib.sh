@@ -6,6 +6,9 @@
 set -euo pipefail
 
 : "${TBRDMA_ROOT:?run selftests through tests/vm/run-vm.sh}"
+# Where the modules built for the running kernel are (run-vm.sh builds them
+# in build/kmods/KVER for a kernel other than the tree's own build's).
+: "${TBRDMA_MODDIR:=$TBRDMA_ROOT}"
 : "${TBRDMA_OUT:=$(mktemp -d)}"
 
 # The environment of run-vm.sh does not reach the guest. To set a test's
@@ -49,7 +52,7 @@ tbr_load_core() { tbr_modprobe ib_core ib_uverbs; }
 # not load dependencies, so modprobe what modinfo says it depends on first).
 _tbr_deps=""
 tbr_insmod() {
-	local ko=$TBRDMA_ROOT/tbrdma.ko
+	local ko=$TBRDMA_MODDIR/tbrdma.ko
 	[[ -f $ko ]] || fail "$ko not built (run make first)"
 	[[ -n $_tbr_deps ]] || _tbr_deps="ib_core ib_uverbs $(modinfo -F depends "$ko" | tr ',' ' ')"
 	# shellcheck disable=SC2086  # a list of module names

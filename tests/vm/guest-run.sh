@@ -27,7 +27,7 @@ trap power_off EXIT
 
 declare -A cfg
 while IFS='=' read -r k v; do cfg[$k]=$v; done <"$res/config"
-root=${cfg[TBRDMA_ROOT]:-} dir=${cfg[SELFTEST_DIR]:-} default_timeout=${cfg[TEST_TIMEOUT]:-300}
+root=${cfg[TBRDMA_ROOT]:-} moddir=${cfg[TBRDMA_MODDIR]:-${cfg[TBRDMA_ROOT]:-}} dir=${cfg[SELFTEST_DIR]:-} default_timeout=${cfg[TEST_TIMEOUT]:-300}
 scale=${cfg[TIMEOUT_SCALE]:-1}	# a debug kernel runs everything slower
 read -ra tests <<<"${cfg[TESTS]:-}"
 
@@ -56,7 +56,7 @@ kmsg_after() {  # print records after the one whose text is $1 as "[secs] text"
 run_test() {
 	local file=$1 limit=$2 out=$3 pid rc
 	cd "$root" || return 1
-	TBRDMA_ROOT=$root TBRDMA_OUT=$out timeout --kill-after=10 "$limit" bash "$file" </dev/null 2>&1 &
+	TBRDMA_ROOT=$root TBRDMA_MODDIR=$moddir TBRDMA_OUT=$out timeout --kill-after=10 "$limit" bash "$file" </dev/null 2>&1 &
 	pid=$!
 	wait "$pid"
 	rc=$?

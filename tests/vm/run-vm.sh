@@ -23,6 +23,7 @@ usage: tests/vm/run-vm.sh [options] [TEST|GLOB...]
   --timeout-scale N   multiply every per-test timeout by N (slow debug kernels)
   --boot-timeout SECS the guest must be up by then, or it is booted once more
                       (default 150 times the --timeout-scale)
+  --print-kver        print the release of the kernel that would boot, and exit
 env: TBRDMA_SELFTEST_DIR (default <repo>/tests/selftests), TBRDMA_KERNEL, TBRDMA_KVER,
      TBRDMA_VM_TIMEOUT, TBRDMA_TEST_TIMEOUT, TBRDMA_VM_BOOT_TIMEOUT
 exit: 0 all passed/skipped and dmesg clean, 1 test failure or dirty dmesg,
@@ -58,6 +59,7 @@ bzimage=0
 kdir=""
 scale=1
 boot_timeout=${TBRDMA_VM_BOOT_TIMEOUT:-}
+print_kver=0
 pats=()
 while [[ $# -gt 0 ]]; do
 	case $1 in
@@ -70,6 +72,7 @@ while [[ $# -gt 0 ]]; do
 	--kernel-dir) kdir=${2:?}; shift 2 ;;
 	--timeout-scale) scale=${2:?}; shift 2 ;;
 	--boot-timeout) boot_timeout=${2:?}; shift 2 ;;
+	--print-kver) print_kver=1; shift ;;
 	-h | --help) usage; exit 0 ;;
 	--) shift; pats+=("$@"); break ;;
 	-*) usage >&2; exit 2 ;;
@@ -83,8 +86,9 @@ boot_timeout=${boot_timeout:-$((150 * scale))}
 [[ $series =~ ^6\.(1|12)(-rt)?$ ]] || die "--kernel: 6.1, 6.12, 6.1-rt or 6.12-rt, not '$series'"
 if [[ -z $kver && -z $kdir ]]; then
 	kver=$(newest_kernel "$series")
-	[[ -n $kver ]] || die "no $series kernel installed (tools/install-deps.sh installs 6.1 and 6.12)"
+	[[ -n $kver ]] || die "no $series kernel installed (tools/install-deps.sh installs all four)"
 fi
+if ((print_kver)); then echo "$kver"; exit 0; fi
 modroot=/
 if [[ -n $kdir ]]; then
 	kdir=$(realpath -e "$kdir") || die "no kernel dir $kdir"
@@ -96,6 +100,19 @@ else
 	kernel=/boot/vmlinuz-$kver
 fi
 [[ -r $kernel && -d $modroot/lib/modules/$kver ]] || die "no readable $kernel or $modroot/lib/modules/$kver"
+
+# The modules the tests load (tbrdma.ko and the test modules) must be built
+# for the kernel that boots: the tree's own build when it is for that kernel,
+# else a build for it in build/kmods/KVER, made (or brought up to date) here.
+# A kernel we built ourselves (--kernel-dir) comes with its own tree.
+moddir=$repo
+if [[ -z $kdir && $(modinfo -F vermagic "$repo/tbrdma.ko" 2>/dev/null) != "$kver "* ]]; then
+	moddir=$repo/build/kmods/$kver
+	klog=$(mktemp)
+	make --no-print-directory -C "$repo" modules-for FOR_KVER="$kver" >"$klog" 2>&1 ||
+		{ cat "$klog" >&2; rm -f "$klog"; die "building the modules for $kver failed"; }
+	rm -f "$klog"
+fi
 
 # The guest sees the host's files at the same paths, except where it mounts
 # its own filesystems (/run, /dev, /proc, /sys).
@@ -133,6 +150,7 @@ initrd=$("$here/mkinitramfs.sh" "$kver" "$modroot") || die "initramfs build fail
 res=$(mktemp -d "${TMPDIR:-/tmp}/tbrdma-vm.XXXXXX")
 {
 	echo "TBRDMA_ROOT=$repo"
+	echo "TBRDMA_MODDIR=$moddir"
 	echo "SELFTEST_DIR=$dir"
 	echo "TEST_TIMEOUT=$test_timeout"
 	echo "TESTS=${tests[*]}"
