@@ -1,6 +1,6 @@
 #!/bin/bash
 # Install, from Debian 12's own archive, everything tbrdma needs to build
-# and test: both target kernels (image + headers), the kernel source (for
+# and test: the four target kernels (image + headers), the kernel source (for
 # checkpatch), rdma-core, perftest, QEMU and the build tools; then
 # llama.cpp's prebuilt CPU build from the npm registry (tests/llama-ref).
 # What is already installed is skipped, so this is cheap to run every time.
@@ -9,9 +9,12 @@ set -euo pipefail
 packages=(
 	# build
 	gcc make pkg-config libc6-dev sparse xz-utils
-	# target kernels: 6.1 is also the guest kernel of the tests
+	# target kernels: 6.1 is also the guest kernel of the tests; the
+	# PREEMPT_RT flavours of both for the guest tests CI runs on them
 	linux-image-amd64 linux-headers-amd64
 	linux-image-6.12-amd64 linux-headers-6.12-amd64
+	linux-image-rt-amd64 linux-headers-rt-amd64
+	linux-image-6.12-rt-amd64 linux-headers-6.12-rt-amd64
 	linux-source-6.1
 	# rdma-core 44 and the programs the tests drive
 	rdma-core libibverbs-dev ibverbs-utils ibverbs-providers
