@@ -14,8 +14,10 @@
  * and copy out.
  */
 #include <linux/etherdevice.h>
+#include <linux/net.h>
 #include <linux/netdevice.h>
 #include <linux/skbuff.h>
+#include <linux/vmalloc.h>
 #include <linux/xxhash.h>
 
 #include "net.h"
@@ -81,7 +83,45 @@ void tbr_net_xmit_ack(struct tbr_dev *tdev, const u8 *dmac, u32 src_qpn,
 	tbr_net_xmit(tdev, &f);
 }
 
-/* Attach the payload as page references; false if it cannot be. */
+/*
+ * The page under a kernel consumer's buffer (on a software device its DMA
+ * addresses are kernel virtual addresses), if an skb may hold a reference
+ * to it: not slab memory, and not the tail of a higher-order allocation
+ * without a count of its own -- the test sendpage_ok() makes for the same
+ * reason.  NULL sends the frame copied.
+ */
+static struct page *tbr_kernel_page(const void *kaddr)
+{
+	struct page *page;
+
+	if (is_vmalloc_addr(kaddr))
+		page = vmalloc_to_page(kaddr);
+	else if (virt_addr_valid(kaddr))
+		page = virt_to_page(kaddr);
+	else
+		return NULL;
+	return page && sendpage_ok(page) ? page : NULL;
+}
+
+static bool tbr_skb_add_frag(struct sk_buff *skb, int *nr, struct page *page,
+			     unsigned int off, unsigned int len)
+{
+	if (*nr == MAX_SKB_FRAGS)
+		return false;
+	get_page(page);
+	skb_fill_page_desc(skb, (*nr)++, page, off, len);
+	skb->len += len;
+	skb->data_len += len;
+	skb->truesize += len;
+	return true;
+}
+
+/*
+ * Attach the payload as page references; false if it cannot be.  A user
+ * MR's pieces come with their pinned page; a kernel consumer's buffer
+ * (its WRITEs and SENDs of storage data) is split at page boundaries and
+ * referenced page by page, so its data is not copied either.
+ */
 static bool tbr_frame_add_frags(struct sk_buff *skb, const struct tbr_frame *f)
 {
 	struct tbr_sgl_piece piece;
@@ -91,15 +131,26 @@ static bool tbr_frame_add_frags(struct sk_buff *skb, const struct tbr_frame *f)
 
 	tbr_sgl_iter_init(&it, f->pay, f->pay_off);
 	while (left && tbr_sgl_iter_next(&it, left, &piece)) {
-		if (!piece.page || nr == MAX_SKB_FRAGS)
-			return false;
-		get_page(piece.page);
-		skb_fill_page_desc(skb, nr++, piece.page, piece.page_off,
-				   piece.len);
-		skb->len += piece.len;
-		skb->data_len += piece.len;
-		skb->truesize += piece.len;
+		const u8 *p = piece.kaddr;
+		size_t n = piece.len;
+
 		left -= piece.len;
+		if (piece.page) {
+			if (!tbr_skb_add_frag(skb, &nr, piece.page,
+					      piece.page_off, piece.len))
+				return false;
+			continue;
+		}
+		while (n) {
+			struct page *page = tbr_kernel_page(p);
+			unsigned int off = offset_in_page(p);
+			unsigned int len = min_t(size_t, n, PAGE_SIZE - off);
+
+			if (!page || !tbr_skb_add_frag(skb, &nr, page, off, len))
+				return false;
+			p += len;
+			n -= len;
+		}
 	}
 	return !left;
 }
