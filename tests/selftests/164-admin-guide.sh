@@ -11,6 +11,7 @@ source "$(dirname "$0")/lib.sh"
 
 guide=$TBRDMA_ROOT/Documentation/admin-guide.md
 require_cmd rping rdma make
+tbr_needs_tree_build
 
 # The ```sh blocks between <!-- NAME --> and <!-- /NAME -->.
 guide_block() {

@@ -7,6 +7,7 @@
 # timeout: 600
 source "$(dirname "$0")/lib.sh"
 
+tbr_needs_tree_build
 tbr_load_core
 defer tbr_rmmod
 unset RDMAV_DRIVERS

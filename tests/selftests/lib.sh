@@ -48,6 +48,15 @@ defer() { _tbr_deferred+=("$1"); }
 tbr_modprobe() { local m; for m; do [[ -d /sys/module/$m ]] || modprobe "$m"; done; }
 tbr_load_core() { tbr_modprobe ib_core ib_uverbs; }
 
+# tbr_needs_tree_build — skip a test that runs `make` in the tree (the
+# admin guide's walkthrough, make install) on a kernel the tree's own
+# build is not for: there make would compile every object in the TCG guest
+# (over 10 minutes), and the kernel-specific parts are the other tests'.
+tbr_needs_tree_build() {
+	[[ $TBRDMA_MODDIR == "$TBRDMA_ROOT" ]] ||
+		skip "runs make in the tree, whose objects are for another kernel than $(uname -r) (a full compile in the guest); 6.1 runs it"
+}
+
 # tbr_insmod [PARAM=VALUE...] — insmod the freshly built module (insmod does
 # not load dependencies, so modprobe what modinfo says it depends on first).
 _tbr_deps=""
