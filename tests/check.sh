@@ -20,7 +20,7 @@ trap 'rm -f "$log"' EXIT
 # points, any other stage counts as one test; a non-zero exit always counts
 # as (at least) one failure.
 account() {
-	local name=$1 rc=$2 p f summary
+	local name=$1 rc=$2 secs=$3 p f summary
 	summary=$(tr -d '\r' <"$log" | grep -E '^([A-Za-z]+: )?[0-9]+ passed, [0-9]+ failed' | tail -n1)
 	if [ -n "$summary" ]; then
 		p=$(sed -E 's/^([A-Za-z]+: )?([0-9]+) passed.*/\2/' <<<"$summary")
@@ -43,20 +43,20 @@ account() {
 	passed=$((passed + p))
 	failed=$((failed + f))
 	if [ "$rc" -eq 0 ] && [ "$f" -eq 0 ]; then
-		echo "== ok: $name ($p passed)"
+		echo "== ok: $name ($p passed, ${secs}s)"
 	else
-		echo "== FAILED: $name ($p passed, $f failed, exit $rc)"
+		echo "== FAILED: $name ($p passed, $f failed, exit $rc, ${secs}s)"
 		failed_stages+=("$name")
 	fi
 }
 
 stage() {
-	local name=$1 rc
+	local name=$1 rc t0=$SECONDS
 	shift
 	echo "== $name: $*"
 	"$@" 2>&1 | tee "$log"
 	rc=${PIPESTATUS[0]}
-	account "$name" "$rc"
+	account "$name" "$rc" $((SECONDS - t0))
 }
 
 stage "build (6.1)" "${make[@]}" all test-progs
@@ -119,7 +119,8 @@ else
 		while [[ $(jobs -rp | wc -l) -ge $jobs_max ]]; do wait -n || true; done
 		echo "== ${guest_names[i]}: started (${guest_cmds[i]})"
 		# shellcheck disable=SC2086
-		( ${guest_cmds[i]} >"$gdir/$i.log" 2>&1; echo $? >"$gdir/$i.rc" ) &
+		( t0=$SECONDS; ${guest_cmds[i]} >"$gdir/$i.log" 2>&1
+		  echo "$? $((SECONDS - t0))" >"$gdir/$i.rc" ) &
 		pids+=($!)
 	done
 	wait "${pids[@]}"
@@ -127,12 +128,14 @@ else
 		echo "== ${guest_names[i]}: ${guest_cmds[i]}"
 		cp "$gdir/$i.log" "$log"
 		cat "$log"
-		account "${guest_names[i]}" "$(cat "$gdir/$i.rc" 2>/dev/null || echo 1)"
+		read -r rc secs <"$gdir/$i.rc" || { rc=1; secs=0; }
+		account "${guest_names[i]}" "$rc" "$secs"
 	done
 fi
 
 if [ ${#failed_stages[@]} -gt 0 ]; then
 	echo "failed stages: ${failed_stages[*]}"
 fi
+echo "make check: ${SECONDS}s"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
