@@ -24,7 +24,8 @@ usage: tests/vm/run-vm.sh [options] [TEST|GLOB...]
   --boot-timeout SECS the guest must be up by then, or it is booted once more
                       (default 150 times the --timeout-scale)
   --print-kver        print the release of the kernel that would boot, and exit
-env: TBRDMA_SELFTEST_DIR (default <repo>/tests/selftests), TBRDMA_KERNEL, TBRDMA_KVER,
+env: TBRDMA_VM_CPU (qemu's -cpu, default max),
+     TBRDMA_SELFTEST_DIR (default <repo>/tests/selftests), TBRDMA_KERNEL, TBRDMA_KVER,
      TBRDMA_VM_TIMEOUT, TBRDMA_TEST_TIMEOUT, TBRDMA_VM_BOOT_TIMEOUT
 exit: 0 all passed/skipped and dmesg clean, 1 test failure or dirty dmesg,
       2 usage/setup error, 3 guest crashed or timed out, 130/143 interrupted
@@ -161,7 +162,7 @@ res=$(mktemp -d "${TMPDIR:-/tmp}/tbrdma-vm.XXXXXX")
 
 # shellcheck disable=SC2054  # commas belong to qemu's option syntax
 qemu=(
-	qemu-system-x86_64 -accel tcg -cpu max -smp 2 -m 2048
+	qemu-system-x86_64 -accel tcg -cpu "${TBRDMA_VM_CPU:-max}" -smp 2 -m 2048
 	-no-reboot -nodefaults -no-user-config -display none
 	-kernel "$kernel" -initrd "$initrd"
 	# loglevel=3: only errors reach the console, so TAP stays readable (the
