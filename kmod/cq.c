@@ -173,6 +173,7 @@ static void tbr_cq_notify(struct tbr_cq *cq, u32 arm, bool solicited)
 int tbr_cq_post(struct tbr_cq *cq, const struct tbrdma_cqe *cqe,
 		struct tbr_qp *qp, bool solicited)
 {
+	struct tbrdma_cqe *slot;
 	unsigned long flags;
 	bool first_overflow;
 	u32 arm;
@@ -186,7 +187,11 @@ int tbr_cq_post(struct tbr_cq *cq, const struct tbrdma_cqe *cqe,
 			tbr_cq_overflow(cq);
 		return -EOVERFLOW;
 	}
-	memcpy(tbr_queue_slot(&cq->queue, cq->queue.kidx), cqe, sizeof(*cqe));
+	slot = tbr_queue_slot(&cq->queue, cq->queue.kidx);
+	memcpy(slot, cqe, sizeof(*cqe));
+	/* User CQs only: ibv_wc_read_completion_ts() reads it. */
+	if (!cq->slot_qp)
+		slot->completion_ns = ktime_get_ns();
 	if (cq->slot_qp)
 		cq->slot_qp[cq->queue.kidx & (cq->queue.num_slots - 1)] =
 			&qp->ibqp;

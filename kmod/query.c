@@ -50,6 +50,12 @@ int tbr_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	attr->max_qp_init_rd_atom = TBR_MAX_RD_ATOM;
 	attr->max_res_rd_atom = TBR_MAX_RD_ATOM * TBR_MAX_QP;
 	attr->atomic_cap = IB_ATOMIC_HCA;
+	/*
+	 * Completion timestamps are CLOCK_MONOTONIC in ns, 64 bits: a
+	 * 1 GHz "core clock" (in kHz) makes one tick one nanosecond.
+	 */
+	attr->timestamp_mask = U64_MAX;
+	attr->hca_core_clock = 1000000;
 	/* `rdma link delete` is how an administrator removes our devices. */
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 	return 0;

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "wqe.h"
 
@@ -77,7 +78,13 @@ struct ibv_cq *tbrdma_create_cq(struct ibv_context *context, int cqe,
 	(IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_IMM |                       \
 	 IBV_WC_EX_WITH_QP_NUM | IBV_WC_EX_WITH_SRC_QP |                      \
 	 IBV_WC_EX_WITH_SLID | IBV_WC_EX_WITH_SL |                             \
-	 IBV_WC_EX_WITH_DLID_PATH_BITS)
+	 IBV_WC_EX_WITH_DLID_PATH_BITS |                                     \
+	 IBV_WC_EX_WITH_COMPLETION_TIMESTAMP |                               \
+	 IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK)
+
+#define TBRDMA_CQ_EX_TIMESTAMPS                                               \
+	(IBV_WC_EX_WITH_COMPLETION_TIMESTAMP |                                \
+	 IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK)
 
 static inline struct tbrdma_cq *to_tcq_ex(struct ibv_cq_ex *x)
 {
@@ -88,6 +95,7 @@ static inline struct tbrdma_cq *to_tcq_ex(struct ibv_cq_ex *x)
 static int cq_ex_load(struct tbrdma_cq *cq)
 {
 	struct tbrdma_queue *q = &cq->q;
+	const struct tbrdma_cqe *cqe;
 	uint32_t producer;
 
 	cq->cur_valid = false;
@@ -99,7 +107,9 @@ static int cq_ex_load(struct tbrdma_cq *cq)
 		return EIO;	/* a kernel bug: never return stale slots */
 	if (!tbrdma_q_ready(producer, q->index, q->num_slots))
 		return ENOENT;
-	tbrdma_cqe_to_wc(tbrdma_q_slot(q, q->index), &cq->cur);
+	cqe = tbrdma_q_slot(q, q->index);
+	tbrdma_cqe_to_wc(cqe, &cq->cur);
+	cq->cur_ns = cqe->completion_ns;
 	cq->cur_valid = true;
 	cq->ibv_cq_ex.wr_id = cq->cur.wr_id;
 	cq->ibv_cq_ex.status = cq->cur.status;
@@ -114,6 +124,24 @@ static void cq_ex_publish(struct tbrdma_cq *cq)
 		tbrdma_q_store_release(&cq->q.hdr->consumer, cq->q.index);
 }
 
+static uint64_t timespec_ns(const struct timespec *ts)
+{
+	return (uint64_t)ts->tv_sec * 1000000000ull + (uint64_t)ts->tv_nsec;
+}
+
+/*
+ * The kernel stamps CQEs with CLOCK_MONOTONIC, which never jumps; the wall
+ * clock is that plus the current distance between the two clocks.
+ */
+static int64_t wallclock_offset_ns(void)
+{
+	struct timespec mono, real;
+
+	clock_gettime(CLOCK_MONOTONIC, &mono);
+	clock_gettime(CLOCK_REALTIME, &real);
+	return (int64_t)(timespec_ns(&real) - timespec_ns(&mono));
+}
+
 static int cq_ex_start_poll(struct ibv_cq_ex *x, struct ibv_poll_cq_attr *attr)
 {
 	struct tbrdma_cq *cq = to_tcq_ex(x);
@@ -121,6 +149,8 @@ static int cq_ex_start_poll(struct ibv_cq_ex *x, struct ibv_poll_cq_attr *attr)
 
 	if (attr->comp_mask)
 		return EINVAL;
+	if (cq->wants_wallclock)
+		cq->wallclock_offset_ns = wallclock_offset_ns();
 	pthread_spin_lock(&cq->lock);
 	ret = cq_ex_load(cq);
 	if (ret)
@@ -193,14 +223,57 @@ static uint8_t cq_ex_read_sl(struct ibv_cq_ex *x)
 	return to_tcq_ex(x)->cur.sl;
 }
 
+/* In "core clock" ticks: 1 GHz (hca_core_clock), so nanoseconds. */
+static uint64_t cq_ex_read_completion_ts(struct ibv_cq_ex *x)
+{
+	return to_tcq_ex(x)->cur_ns;
+}
+
+static uint64_t cq_ex_read_completion_wallclock_ns(struct ibv_cq_ex *x)
+{
+	struct tbrdma_cq *cq = to_tcq_ex(x);
+
+	return cq->cur_ns + (uint64_t)cq->wallclock_offset_ns;
+}
+
 static uint8_t cq_ex_read_dlid_path_bits(struct ibv_cq_ex *x)
 {
 	return to_tcq_ex(x)->cur.dlid_path_bits;
 }
 
 /*
- * wc_flags beyond the standard ones (completion timestamps, CVLAN, flow
- * tag, tag matching), a parent domain (IBV_CQ_INIT_ATTR_MASK_PD) and
+ * Completion timestamps need a module that writes them (it says so with a
+ * completion_timestamp_mask); older ones left the field zero.
+ */
+static bool device_stamps_completions(struct ibv_context *context)
+{
+	struct ibv_device_attr_ex attr = {};
+
+	return !ibv_query_device_ex(context, NULL, &attr) &&
+	       attr.completion_timestamp_mask;
+}
+
+/* ibv_query_rt_values_ex: the clock completions are stamped with, in ns
+ * (in tv_nsec, tv_sec 0: raw ticks, as other providers report them). */
+int tbrdma_query_rt_values(struct ibv_context *context,
+			   struct ibv_values_ex *values)
+{
+	struct timespec now;
+
+	if (values->comp_mask & ~(uint32_t)IBV_VALUES_MASK_RAW_CLOCK)
+		return EINVAL;
+	if (!device_stamps_completions(context))
+		return EOPNOTSUPP;
+	if (values->comp_mask & IBV_VALUES_MASK_RAW_CLOCK) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		values->raw_clock.tv_sec = 0;
+		values->raw_clock.tv_nsec = (long)timespec_ns(&now);
+	}
+	return 0;
+}
+
+/*
+ * wc_flags beyond these (CVLAN, flow tag, tag matching), a parent domain (IBV_CQ_INIT_ATTR_MASK_PD) and
  * IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN are not offered: EOPNOTSUPP, as
  * rdma-core's tests and man page expect.  SINGLE_THREADED is a hint we may
  * ignore (the CQ keeps its lock).
@@ -219,6 +292,11 @@ struct ibv_cq_ex *tbrdma_create_cq_ex(struct ibv_context *context,
 	}
 	if (attr->cqe > INT32_MAX) {
 		errno = EINVAL;
+		return NULL;
+	}
+	if ((attr->wc_flags & TBRDMA_CQ_EX_TIMESTAMPS) &&
+	    !device_stamps_completions(context)) {
+		errno = EOPNOTSUPP;
 		return NULL;
 	}
 	cq = create_cq_common(context, (int)attr->cqe, attr->channel,
@@ -256,6 +334,13 @@ void tbrdma_cq_ex_init(struct tbrdma_cq *cq, uint64_t wc_flags)
 		x->read_sl = cq_ex_read_sl;
 	if (wc_flags & IBV_WC_EX_WITH_DLID_PATH_BITS)
 		x->read_dlid_path_bits = cq_ex_read_dlid_path_bits;
+	if (wc_flags & IBV_WC_EX_WITH_COMPLETION_TIMESTAMP)
+		x->read_completion_ts = cq_ex_read_completion_ts;
+	if (wc_flags & IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK)
+		x->read_completion_wallclock_ns =
+			cq_ex_read_completion_wallclock_ns;
+	cq->wants_wallclock =
+		wc_flags & IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK;
 }
 
 /*

@@ -135,6 +135,7 @@ static const struct verbs_context_ops tbrdma_ctx_ops = {
 
 	.create_cq = tbrdma_create_cq,
 	.create_cq_ex = tbrdma_create_cq_ex,
+	.query_rt_values = tbrdma_query_rt_values,
 	.resize_cq = tbrdma_resize_cq,
 	.destroy_cq = tbrdma_destroy_cq,
 	.poll_cq = tbrdma_poll_cq,

@@ -62,7 +62,12 @@ struct tbrdma_cq {
 	/* Extended CQs: the completion ibv_start_poll/ibv_next_poll found,
 	 * valid (and its slot not yet consumed) until the next call. */
 	struct ibv_wc cur;
+	uint64_t cur_ns;		/* its completion_ns */
 	bool cur_valid;
+	/* With IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK: CLOCK_REALTIME
+	 * minus CLOCK_MONOTONIC, taken by start_poll. */
+	int64_t wallclock_offset_ns;
+	bool wants_wallclock;
 };
 
 /*
@@ -219,6 +224,8 @@ struct ibv_cq *tbrdma_create_cq(struct ibv_context *context, int cqe,
 				struct ibv_comp_channel *channel,
 				int comp_vector);
 int tbrdma_resize_cq(struct ibv_cq *cq, int cqe);
+int tbrdma_query_rt_values(struct ibv_context *context,
+			   struct ibv_values_ex *values);
 struct ibv_cq_ex *tbrdma_create_cq_ex(struct ibv_context *context,
 				      struct ibv_cq_init_attr_ex *attr);
 void tbrdma_cq_ex_init(struct tbrdma_cq *cq, uint64_t wc_flags);

@@ -236,7 +236,13 @@ struct tbrdma_cqe {
 	__u8 network_hdr_type;	/* with TBRDMA_CQE_GRH: enum rdma_network_type */
 	__u8 reserved0;
 	__u32 invalidate_rkey;	/* with TBRDMA_CQE_WITH_INV */
-	__u32 reserved1[4];
+	/*
+	 * When the module wrote the CQE, CLOCK_MONOTONIC in ns (user CQs
+	 * only): the provider's completion timestamp.  Old modules left
+	 * it 0 (the field was reserved).
+	 */
+	__aligned_u64 completion_ns;
+	__u32 reserved1[2];
 };
 
 /* Where one queue is and how it is laid out. */

@@ -16,6 +16,11 @@
  *               registration pins nothing, deregistering gives it back.
  *   limits      query_device limits are enforced: CQ, QP and SRQ sizes,
  *               SGEs and inline data one above the limit are refused.
+ *   cq-timestamps  an extended CQ with completion timestamps: each CQE's
+ *               free-running stamp lies between the clock read before the
+ *               post and after the poll (ibv_query_rt_values_ex gives the
+ *               same clock), its wall-clock stamp likewise against
+ *               CLOCK_REALTIME, and they never go backwards.
  *
  * --fastpath is not a test but the work load 140-verbs-extra.sh runs under
  * strace: 1000 receives (one post_recv each), 1000 sends in 100 post_send
@@ -34,6 +39,7 @@
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../unit/tap.h"
@@ -796,6 +802,113 @@ static int fastpath(void)
 	return done();
 }
 
+/* --- cq-timestamps ------------------------------------------------------ */
+
+static uint64_t clock_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t rt_values_ns(void)
+{
+	struct ibv_values_ex v = { .comp_mask = IBV_VALUES_MASK_RAW_CLOCK };
+
+	if (ibv_query_rt_values_ex(V.ctx, &v))
+		return 0;
+	return (uint64_t)v.raw_clock.tv_sec * 1000000000ull +
+	       (uint64_t)v.raw_clock.tv_nsec;
+}
+
+#define TS_ROUNDS 16
+/* The wall clock is derived from the monotonic stamp at poll time: allow
+ * for an NTP step between the two reads of the clocks. */
+#define WALL_SLACK_NS 50000000ull
+
+static void case_cq_timestamps(void)
+{
+	struct ibv_cq_init_attr_ex ca = {
+		.cqe = 64,
+		.wc_flags = IBV_WC_EX_WITH_BYTE_LEN |
+			    IBV_WC_EX_WITH_COMPLETION_TIMESTAMP |
+			    IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK,
+	};
+	struct ibv_device_attr_ex da = {};
+	uint64_t last = 0, got = 0, in_window = 0, wall_ok = 0;
+	int backwards = 0, bad = 0, err;
+	struct ibv_cq_ex *cqx;
+	struct pair p;
+
+	err = ibv_query_device_ex(V.ctx, NULL, &da);
+	ok(!err && da.completion_timestamp_mask && da.hca_core_clock == 1000000,
+	   "cq-timestamps: device offers them (mask %#llx, core clock %llu kHz)",
+	   (unsigned long long)da.completion_timestamp_mask,
+	   (unsigned long long)da.hca_core_clock);
+	cqx = ibv_create_cq_ex(V.ctx, &ca);
+	ok(cqx != NULL, "cq-timestamps: ibv_create_cq_ex with both stamps (%s)",
+	   cqx ? "ok" : strerror(errno));
+	if (!cqx)
+		return;
+	/* A pair whose B end completes on the extended CQ. */
+	pair_new(&p, 64, 64, 32, 0, 0);
+	ibv_destroy_qp(p.b);
+	p.b = mk_qp(p.pd, ibv_cq_ex_to_cq(cqx), NULL, 32);
+	if (!p.b || qp_to_state(p.a, IBV_QPS_RESET) ||
+	    qp_connect(p.a, &V, p.b->qp_num, &CN) ||
+	    qp_connect(p.b, &V, p.a->qp_num, &CN))
+		bail_out("cq-timestamps: QP on the extended CQ: %s",
+			 strerror(errno));
+
+	for (int i = 0; i < TS_ROUNDS; i++) {
+		struct ibv_poll_cq_attr pa = {};
+		uint64_t t0, w0, t1, w1, ts, wall;
+		int tries = 0;
+
+		t0 = clock_ns(CLOCK_MONOTONIC);
+		w0 = clock_ns(CLOCK_REALTIME);
+		if (post_recvs(&p, i, 1) || post_sends(&p, i, 1, 0) ||
+		    poll_seq(p.sa, i, 1, IBV_WC_SEND) != 1) {
+			bad++;
+			break;
+		}
+		while ((err = ibv_start_poll(cqx, &pa)) == ENOENT &&
+		       tries++ < TMO * 100)
+			usleep(10);
+		if (err) {
+			bad++;
+			break;
+		}
+		ts = ibv_wc_read_completion_ts(cqx);
+		wall = ibv_wc_read_completion_wallclock_ns(cqx);
+		bad += cqx->status != IBV_WC_SUCCESS ||
+		       ibv_wc_read_byte_len(cqx) != MSG;
+		ibv_end_poll(cqx);
+		t1 = rt_values_ns();
+		w1 = clock_ns(CLOCK_REALTIME);
+		got++;
+		in_window += ts >= t0 && ts <= t1;
+		wall_ok += wall + WALL_SLACK_NS >= w0 &&
+			   wall <= w1 + WALL_SLACK_NS;
+		backwards += ts < last;
+		last = ts;
+	}
+	ok(got == TS_ROUNDS && !bad, "cq-timestamps: %llu of %d receives "
+	   "completed on the extended CQ, %d bad", (unsigned long long)got,
+	   TS_ROUNDS, bad);
+	ok(in_window == got, "cq-timestamps: %llu of %llu stamps between "
+	   "CLOCK_MONOTONIC before the post and ibv_query_rt_values_ex after "
+	   "the poll", (unsigned long long)in_window, (unsigned long long)got);
+	ok(wall_ok == got, "cq-timestamps: %llu of %llu wall-clock stamps "
+	   "within CLOCK_REALTIME around them", (unsigned long long)wall_ok,
+	   (unsigned long long)got);
+	ok(!backwards, "cq-timestamps: stamps never go backwards (%d did)",
+	   backwards);
+	pair_free(&p);		/* the QP before its CQ */
+	ibv_destroy_cq(ibv_cq_ex_to_cq(cqx));
+}
+
 /* --- main --------------------------------------------------------------- */
 
 static const struct {
@@ -807,6 +920,7 @@ static const struct {
 	{ "cq-events", case_cq_events },
 	{ "memlock", case_memlock },
 	{ "limits", case_limits },
+	{ "cq-timestamps", case_cq_timestamps },
 };
 
 int main(int argc, char **argv)

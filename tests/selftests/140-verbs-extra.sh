@@ -1,7 +1,8 @@
 #!/bin/bash
 # Verbs the other data-path tests leave out (tests/progs/verbs_extra): CQ
 # resize with unpolled CQEs, the SRQ limit event, completion events with
-# solicited-only arming, RLIMIT_MEMLOCK without CAP_IPC_LOCK, device limits.
+# solicited-only arming, RLIMIT_MEMLOCK without CAP_IPC_LOCK, device limits,
+# completion timestamps on an extended CQ.
 # Then, under strace, the fast path: posting receives and polling make no
 # write()/ioctl() at all, posting sends at most one doorbell per post_send
 # call: an ioctl on the doorbell file (kmod/doorbell.c), never a write().
