@@ -11,6 +11,7 @@
 
 static const char usage[] =
 "usage: tprun [options]\n"
+"       tprun serve [options]   OpenAI-compatible HTTP server (rank 0)\n"
 "Tensor-parallel inference of a Llama-family model over RDMA verbs.\n"
 "\n"
 "Launch (one of):\n"
@@ -41,6 +42,9 @@ static const char usage[] =
 "  --prompt TEXT            the prompt as text (the model's tokenizer; BOS as\n"
 "                           the file asks); the answer is printed as text and\n"
 "                           generation stops at EOS\n"
+"  --chat                   put --prompt in the model's chat template\n"
+"                           (llama2, llama3, chatml, zephyr families)\n"
+"  --system TEXT            with --chat: the system message\n"
 "  --temperature X          0 = greedy (default); else sample\n"
 "  --top-p P                nucleus sampling mass (0.9)\n"
 "  --sample-seed S          sampling seed (default: --seed)\n"
@@ -61,6 +65,10 @@ static const char usage[] =
 "                           (256,4096,16384,65536,1048576)\n"
 "  --iters K                timed iterations per size (200)\n"
 "  --warmup W               untimed iterations first (K/10, at least 2)\n"
+"\n"
+"Server (tprun serve; --tokens is the default and largest max_tokens):\n"
+"  --http ADDR:PORT         where rank 0 listens (127.0.0.1:8080)\n"
+"  --ctx N                  prompt + answer tokens per request (2048)\n"
 "\n"
 "Output:\n"
 "  --json                   one JSON object instead of the table\n"
@@ -171,6 +179,7 @@ enum {
 	O_PLEN, O_PIDS, O_TEMP, O_TOPP, O_SSEED, O_BATCH, O_ALGO, O_RINGMIN,
 	O_SPIN, O_TIMEOUT, O_PTIMEOUT, O_CTIMEOUT, O_JSON, O_LOGITS, O_COMPARE,
 	O_SLOW, O_TCPSPIN, O_BENCH, O_SIZES, O_ITERS, O_WARMUP, O_PTEXT,
+	O_CHAT, O_SYSTEM, O_HTTP, O_CTX,
 };
 
 static const struct option longopts[] = {
@@ -188,7 +197,9 @@ static const struct option longopts[] = {
 	{ "eps", 1, NULL, O_EPS }, { "export-gguf", 1, NULL, O_EXPORT },
 	{ "tied", 0, NULL, O_TIED }, { "tokens", 1, NULL, O_TOKENS },
 	{ "prompt-len", 1, NULL, O_PLEN }, { "prompt-ids", 1, NULL, O_PIDS },
-	{ "prompt", 1, NULL, O_PTEXT },
+	{ "prompt", 1, NULL, O_PTEXT }, { "chat", 0, NULL, O_CHAT },
+	{ "system", 1, NULL, O_SYSTEM }, { "http", 1, NULL, O_HTTP },
+	{ "ctx", 1, NULL, O_CTX },
 	{ "temperature", 1, NULL, O_TEMP }, { "top-p", 1, NULL, O_TOPP },
 	{ "sample-seed", 1, NULL, O_SSEED }, { "batch", 1, NULL, O_BATCH },
 	{ "algorithm", 1, NULL, O_ALGO }, { "ring-min", 1, NULL, O_RINGMIN },
@@ -209,7 +220,14 @@ void tp_opts_parse(struct tp_opts *o, int argc, char **argv)
 	int c, head_dim = 0, sseed = 0, shape = 0;
 
 	memset(o, 0, sizeof(*o));
+	if (argc > 1 && !strcmp(argv[1], "serve")) {
+		o->serve = 1;
+		argv[1] = argv[0];
+		argc--;
+		argv++;
+	}
 	o->rank = -1;
+	o->ctx = 2048;
 	o->nranks = 1;
 	o->listen_fd = -1;
 	o->ib_port = 1;
@@ -269,6 +287,10 @@ void tp_opts_parse(struct tp_opts *o, int argc, char **argv)
 		case O_PLEN: o->prompt_len = (int)num(optarg, 1, 1 << 20, "--prompt-len"); break;
 		case O_PIDS: o->prompt = parse_ids(optarg, &o->prompt_len); break;
 		case O_PTEXT: o->prompt_text = optarg; break;
+		case O_CHAT: o->chat = 1; break;
+		case O_SYSTEM: o->system_text = optarg; break;
+		case O_HTTP: o->http = optarg; break;
+		case O_CTX: o->ctx = (int)num(optarg, 2, 1 << 20, "--ctx"); break;
 		case O_TEMP: o->temperature = (float)fnum(optarg, 0, 100, "--temperature"); break;
 		case O_TOPP: o->top_p = (float)fnum(optarg, 1e-6, 1, "--top-p"); break;
 		case O_SSEED: o->sample_seed = (uint64_t)num(optarg, 0, LONG_MAX, "--sample-seed"); sseed = 1; break;
@@ -318,6 +340,15 @@ void tp_opts_parse(struct tp_opts *o, int argc, char **argv)
 		bad("%s", "--bench-allreduce runs no model: leave out --model, --export-gguf and --compare");
 	if (o->prompt_text && o->prompt)
 		bad("%s", "--prompt and --prompt-ids exclude each other");
+	if ((o->chat || o->system_text) && !o->prompt_text)
+		bad("%s", "--chat and --system go with --prompt");
+	if (o->system_text && !o->chat)
+		bad("%s", "--system needs --chat");
+	if (o->serve && (o->prompt_text || o->prompt || o->bench_ar ||
+			 o->compare || o->export_path || o->json))
+		bad("%s", "tprun serve takes its prompts from HTTP: leave out --prompt, --prompt-ids, --json, --compare, --export-gguf and --bench-allreduce");
+	if (o->http && !o->serve)
+		bad("%s", "--http is an option of tprun serve");
 	if (o->prompt_text && o->bench_ar)
 		bad("%s", "--bench-allreduce runs no model: leave out --prompt");
 	if (o->bench_ar && !o->bench_sizes) {
@@ -401,7 +432,7 @@ uint64_t tp_opts_hash(const struct tp_opts *o, const struct tp_weights *w)
 	snprintf(s, sizeof(s),
 		 "n%d tr%d synth%d seed%llu wt%d mapped%zu dim%d l%d h%d kv%d hd%d rot%d ffn%d v%d eps%a rope%a "
 		 "tok%d plen%d batch%d temp%a topp%a ss%llu algo%d rmin%ld cmp%d "
-		 "bench%d iters%d warm%d",
+		 "bench%d iters%d warm%d chat%d serve%d ctx%d",
 		 o->nranks, o->transport, o->synthetic,
 		 (unsigned long long)o->seed, w->wtype, w->map_len,
 		 w->cfg.dim, w->cfg.layers, w->cfg.heads, w->cfg.kv_heads,
@@ -410,10 +441,12 @@ uint64_t tp_opts_hash(const struct tp_opts *o, const struct tp_weights *w)
 		 o->prompt_len, o->batch, (double)o->temperature,
 		 (double)o->top_p, (unsigned long long)o->sample_seed, o->algo,
 		 o->ring_min, o->compare, o->bench_ar, o->bench_iters,
-		 o->bench_warmup);
+		 o->bench_warmup, o->chat, o->serve, o->ctx);
 	h = fnv(h, s, strlen(s));
 	if (o->prompt_text)
 		h = fnv(h, o->prompt_text, strlen(o->prompt_text) + 1);
+	if (o->system_text)
+		h = fnv(h, o->system_text, strlen(o->system_text) + 1);
 	for (i = 0; i < o->bench_nsizes; i++)
 		h = fnv(h, &o->bench_sizes[i], sizeof(size_t));
 	for (i = 0; o->prompt && i < o->prompt_len; i++)

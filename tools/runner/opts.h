@@ -33,6 +33,12 @@ struct tp_opts {
 	int tokens, prompt_len, batch;
 	int *prompt;		/* --prompt-ids, else generated */
 	char *prompt_text;	/* --prompt: tokenized by the model's tokenizer */
+	int chat;		/* --chat: the prompt in the chat template */
+	char *system_text;	/* --system: the chat's system message */
+	/* tprun serve (serve.c) */
+	int serve;
+	char *http;		/* --http ADDR:PORT */
+	int ctx;		/* --ctx: prompt + answer tokens per request */
 	float temperature, top_p;
 	uint64_t sample_seed;
 	/* all-reduce */

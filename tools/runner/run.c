@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "chat.h"
 #include "monitor.h"
 #include "rendezvous.h"
 #include "rng.h"
@@ -66,8 +67,24 @@ static int text_prompt(struct tp_opts *o, const struct tp_weights *w,
 		tp_err("%s", err);
 		return -1;
 	}
-	o->prompt_len = tp_tok_encode(tok, o->prompt_text,
-				      strlen(o->prompt_text), 1, &o->prompt);
+	if (o->chat) {
+		struct tp_chat_msg m[2] = {
+			{ "system", o->system_text }, { "user", o->prompt_text },
+		};
+		int sys = !!o->system_text;
+
+		o->prompt_len = tp_chat_encode(tok, m + !sys, 1 + sys,
+					       &o->prompt, err, sizeof(err));
+		if (o->prompt_len < 0) {
+			tp_err("--chat: %s", err);
+			tp_tok_free(tok);
+			return -1;
+		}
+	} else {
+		o->prompt_len = tp_tok_encode(tok, o->prompt_text,
+					      strlen(o->prompt_text),
+					      TP_ENC_BOS, &o->prompt);
+	}
 	if (!o->prompt_len) {
 		tp_err("%s", "the prompt is empty (no tokens)");
 		return -1;

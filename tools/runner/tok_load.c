@@ -102,6 +102,8 @@ void tp_tok_free(struct tp_tok *t)
 	free(t->score);
 	free(t->type);
 	free(t->user);
+	free(t->spec);
+	free(t->chat_template);
 	free(t->eog);
 	map_free(t->ids);
 	if (t->merges) {
@@ -231,6 +233,25 @@ static int load_pre(struct tp_tok *t, const struct gguf *g, char *err,
 		   (int)(s.len > 64 ? 64 : s.len), s.p);
 }
 
+/* tokenizer.chat_template, kept as it is (chat.c recognises it). */
+static int load_template(struct tp_tok *t, const struct gguf *g, char *err,
+			 size_t errlen)
+{
+	struct gguf_str s;
+	int r = gguf_get_str(g, "tokenizer.chat_template", &s);
+
+	if (r < 0)
+		return bad(err, errlen, "metadata tokenizer.chat_template is not a string");
+	if (r == 0)
+		return 0;
+	if (s.len > (1u << 20))
+		return bad(err, errlen, "tokenizer.chat_template is %llu bytes long",
+			   (unsigned long long)s.len);
+	t->chat_template = tp_calloc(1, s.len + 1);
+	memcpy(t->chat_template, s.p, s.len);
+	return 0;
+}
+
 static void find_bytes(struct tp_tok *t)
 {
 	char b[8];
@@ -348,6 +369,7 @@ int tp_tok_load(struct tp_tok *t, const struct gguf *g, int vocab, char *err,
 	t->score = tp_calloc((size_t)n, sizeof(float));
 	t->type = tp_calloc((size_t)n, sizeof(int));
 	t->user = tp_calloc((size_t)n, sizeof(int));
+	t->spec = tp_calloc((size_t)n, sizeof(int));
 	t->ids = map_new((size_t)n);
 	for (i = 0; i < n; i++) {
 		struct gguf_str s = gguf_arr_str(g, tk, (uint64_t)i);
@@ -377,8 +399,14 @@ int tp_tok_load(struct tp_tok *t, const struct gguf *g, int vocab, char *err,
 		map_put(t->ids, t->piece[i], t->len[i], i);
 		if (t->type[i] == TP_TT_USER && t->len[i])
 			t->user[t->nuser++] = i;
+		if ((t->type[i] == TP_TT_USER || t->type[i] == TP_TT_CONTROL) &&
+		    t->len[i])
+			t->spec[t->nspec++] = i;
 	}
 	qsort_r(t->user, (size_t)t->nuser, sizeof(int), by_len_desc, t);
+	qsort_r(t->spec, (size_t)t->nspec, sizeof(int), by_len_desc, t);
+	if (load_template(t, g, err, errlen))
+		goto fail;
 	find_bytes(t);
 	find_eog(t, eom);
 	return 0;

@@ -134,6 +134,21 @@ static void vb_free(struct vb *v)
 	free(v->type);
 }
 
+/* Zephyr's template (its model card's): <|user|> turns closed by </s> */
+const char tp_tok_synth_chat_template[] =
+	"{% for message in messages %}\n"
+	"{% if message['role'] == 'user' %}\n"
+	"{{ '<|user|>\\n' + message['content'] + eos_token }}\n"
+	"{% elif message['role'] == 'system' %}\n"
+	"{{ '<|system|>\\n' + message['content'] + eos_token }}\n"
+	"{% elif message['role'] == 'assistant' %}\n"
+	"{{ '<|assistant|>\\n'  + message['content'] + eos_token }}\n"
+	"{% endif %}\n"
+	"{% if loop.last and add_generation_prompt %}\n"
+	"{{ '<|assistant|>' }}\n"
+	"{% endif %}\n"
+	"{% endfor %}";
+
 void tp_tok_synth_write(struct gguf_writer *w, int vocab)
 {
 	struct vb v;
@@ -153,6 +168,7 @@ void tp_tok_synth_write(struct gguf_writer *w, int vocab)
 	gguf_writer_u32(w, "tokenizer.ggml.eos_token_id", 2);
 	gguf_writer_bool(w, "tokenizer.ggml.add_bos_token", 1);
 	gguf_writer_bool(w, "tokenizer.ggml.add_eos_token", 0);
+	gguf_writer_str(w, "tokenizer.chat_template", tp_tok_synth_chat_template);
 	vb_free(&v);
 }
 

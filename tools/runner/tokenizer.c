@@ -240,6 +240,8 @@ struct enc {
 	const struct tp_tok *t;
 	struct ids *out;
 	int prev_special;
+	const int *list;	/* the tokens taken from the text as they are */
+	int nlist;
 };
 
 static void raw(struct enc *e, const char *s, size_t len)
@@ -254,24 +256,25 @@ static void raw(struct enc *e, const char *s, size_t len)
 	e->prev_special = 0;
 }
 
-/* User-defined tokens, longest first, split the text (llama.cpp's
- * tokenizer_st_partition); the rest is raw text. */
+/* User-defined tokens (and control tokens with TP_ENC_CTL), longest
+ * first, split the text (llama.cpp's tokenizer_st_partition); the rest
+ * is raw text. */
 static void part(struct enc *e, const char *s, size_t len, int k)
 {
 	const struct tp_tok *t = e->t;
 	const char *p;
 	int u;
 
-	for (; k < t->nuser; k++) {
-		u = t->user[k];
+	for (; k < e->nlist; k++) {
+		u = e->list[k];
 		if (memmem(s, len, t->piece[u], (size_t)t->len[u]))
 			break;
 	}
-	if (k == t->nuser) {
+	if (k == e->nlist) {
 		raw(e, s, len);
 		return;
 	}
-	u = t->user[k];
+	u = e->list[k];
 	while ((p = memmem(s, len, t->piece[u], (size_t)t->len[u]))) {
 		part(e, s, (size_t)(p - s), k + 1);
 		push(e->out, u);
@@ -283,15 +286,19 @@ static void part(struct enc *e, const char *s, size_t len, int k)
 }
 
 int tp_tok_encode(const struct tp_tok *t, const char *text, size_t len,
-		  int special, int **ids)
+		  int flags, int **ids)
 {
 	struct ids out = { 0 };
-	struct enc e = { t, &out, 1 };
+	struct enc e = { t, &out, 1, t->user, t->nuser };
 
-	if (special && t->add_bos && t->bos >= 0)
+	if (flags & TP_ENC_CTL) {
+		e.list = t->spec;
+		e.nlist = t->nspec;
+	}
+	if ((flags & TP_ENC_BOS) && t->add_bos && t->bos >= 0)
 		push(&out, t->bos);
 	part(&e, text, len, 0);
-	if (special && t->add_eos && t->eos >= 0)
+	if ((flags & TP_ENC_BOS) && t->add_eos && t->eos >= 0)
 		push(&out, t->eos);
 	*ids = out.v ? out.v : tp_calloc(1, sizeof(int));
 	return out.n;

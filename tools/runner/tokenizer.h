@@ -47,6 +47,10 @@ struct tp_tok {
 				 * EOM and the tokens <|eot_id|>, <|im_end|>... */
 	int *user;		/* user-defined tokens, longest first */
 	int nuser;
+	int *spec;		/* user-defined and control tokens, longest
+				 * first (parsed from text with TP_ENC_CTL) */
+	int nspec;
+	char *chat_template;	/* tokenizer.chat_template, or NULL */
 };
 
 /*
@@ -58,10 +62,16 @@ int tp_tok_load(struct tp_tok *t, const struct gguf *g, int vocab, char *err,
 		size_t errlen);
 void tp_tok_free(struct tp_tok *t);
 
-/* Encode TEXT (LEN bytes); BOS/EOS added when the file asks and SPECIAL.
- * Returns the number of ids, *IDS malloc'ed. */
+/*
+ * Encode TEXT (LEN bytes). FLAGS: TP_ENC_BOS adds BOS/EOS when the file
+ * asks; TP_ENC_CTL also takes control tokens (<|im_start|>, </s>...)
+ * found in the text as they are (a chat template's rendering; never
+ * for text from a user). Returns the number of ids, *IDS malloc'ed.
+ */
+#define TP_ENC_BOS 1
+#define TP_ENC_CTL 2
 int tp_tok_encode(const struct tp_tok *t, const char *text, size_t len,
-		  int special, int **ids);
+		  int flags, int **ids);
 /* The bytes token ID stands for (control tokens: none). Returns the
  * length; OUT gets at most CAP bytes. */
 size_t tp_tok_piece(const struct tp_tok *t, int id, char *out, size_t cap);
@@ -85,6 +95,8 @@ size_t tp_detok_flush(struct tp_detok *d, char *out);
 #define TP_TOK_SYNTH_MIN 259
 struct gguf_writer;
 void tp_tok_synth_write(struct gguf_writer *w, int vocab);
+/* Its tokenizer.chat_template: Zephyr's. */
+extern const char tp_tok_synth_chat_template[];
 /* The same tokenizer, for synthetic runs. 0, or -1 and ERR. */
 int tp_tok_synth(struct tp_tok *t, int vocab, char *err, size_t errlen);
 

@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * tprun's chat templates (tools/runner/chat.c): which family a GGUF
+ * file's tokenizer.chat_template is, what each family renders for a
+ * conversation, and that the rendering's control tokens are encoded as
+ * the tokens themselves (while the same text from a user is not).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "chat.h"
+#include "gguf.h"
+#include "tap.h"
+#include "tok_int.h"
+#include "tokenizer.h"
+
+/* Shortened from the models' own templates: only the markers matter. */
+static const char llama2_tmpl[] =
+	"{% if messages[0]['role'] == 'system' %}{% set system_message = '<<SYS>>\\n' + messages[0]['content'] | trim + '\\n<</SYS>>\\n\\n' %}"
+	"{{ bos_token + '[INST] ' + content.strip() + ' [/INST]' }}";
+static const char llama3_tmpl[] =
+	"{% set content = '<|start_header_id|>' + message['role'] + '<|end_header_id|>\\n\\n'+ message['content'] | trim + '<|eot_id|>' %}";
+static const char chatml_tmpl[] =
+	"{% for message in messages %}{{'<|im_start|>' + message['role'] + '\\n' + message['content'] + '<|im_end|>' + '\\n'}}{% endfor %}";
+static const char phi3_tmpl[] =
+	"{{'<|user|>' + '\\n' + message['content'] + '<|end|>' + '\\n' + '<|assistant|>' + '\\n'}}";
+static const char gemma_tmpl[] =
+	"{{ '<start_of_turn>' + role + '\\n' + message['content'] | trim + '<end_of_turn>\\n' }}";
+
+static const struct tp_chat_msg conv[] = {
+	{ "system", "Be brief." },
+	{ "user", " Hi! " },
+	{ "assistant", "Hello." },
+	{ "user", "2+2?" },
+};
+
+static void render(int style, const char *want, const char *name)
+{
+	char err[200] = "", *s;
+
+	s = tp_chat_render(style, conv, 4, "</s>", err, sizeof(err));
+	is_str(s ? s : err, want, "%s: a system message and two turns", name);
+	free(s);
+}
+
+static void test_detect(void)
+{
+	char err[300];
+
+	is_int(tp_chat_detect(llama2_tmpl, err, sizeof(err)), TP_CHAT_LLAMA2,
+	       "Llama 2's template is llama2");
+	is_int(tp_chat_detect(llama3_tmpl, err, sizeof(err)), TP_CHAT_LLAMA3,
+	       "Llama 3's template is llama3");
+	is_int(tp_chat_detect(chatml_tmpl, err, sizeof(err)), TP_CHAT_CHATML,
+	       "ChatML (Qwen) is chatml");
+	is_int(tp_chat_detect(tp_tok_synth_chat_template, err, sizeof(err)),
+	       TP_CHAT_ZEPHYR, "Zephyr's (the synthetic tokenizer's) is zephyr");
+	ok(tp_chat_detect(phi3_tmpl, err, sizeof(err)) == -1 &&
+	   strstr(err, "not one tprun knows"),
+	   "Phi-3's <|user|>...<|end|> is refused: %s", err);
+	ok(tp_chat_detect(gemma_tmpl, err, sizeof(err)) == -1 &&
+	   strstr(err, "<start_of_turn>"),
+	   "Gemma's is refused, the message quotes it");
+	ok(tp_chat_detect(NULL, err, sizeof(err)) == -1 &&
+	   strstr(err, "no chat template"), "no template: %s", err);
+	is_int(tp_chat_by_name("chatml"), TP_CHAT_CHATML, "names map back");
+	ok(tp_chat_by_name("jinja") == -1 && !tp_chat_name(0),
+	   "unknown names and styles");
+}
+
+static void test_render(void)
+{
+	static const struct tp_chat_msg bad[] = { { "tool", "x" } };
+	char err[200] = "", *s;
+
+	render(TP_CHAT_LLAMA2,
+	       "[INST] <<SYS>>\nBe brief.\n<</SYS>>\n\nHi! [/INST] Hello. </s>"
+	       "<s>[INST] 2+2? [/INST]", "llama2");
+	render(TP_CHAT_LLAMA3,
+	       "<|start_header_id|>system<|end_header_id|>\n\nBe brief.<|eot_id|>"
+	       "<|start_header_id|>user<|end_header_id|>\n\nHi!<|eot_id|>"
+	       "<|start_header_id|>assistant<|end_header_id|>\n\nHello.<|eot_id|>"
+	       "<|start_header_id|>user<|end_header_id|>\n\n2+2?<|eot_id|>"
+	       "<|start_header_id|>assistant<|end_header_id|>\n\n", "llama3");
+	render(TP_CHAT_CHATML,
+	       "<|im_start|>system\nBe brief.<|im_end|>\n"
+	       "<|im_start|>user\n Hi! <|im_end|>\n"
+	       "<|im_start|>assistant\nHello.<|im_end|>\n"
+	       "<|im_start|>user\n2+2?<|im_end|>\n<|im_start|>assistant\n",
+	       "chatml");
+	render(TP_CHAT_ZEPHYR,
+	       "<|system|>\nBe brief.</s>\n<|user|>\n Hi! </s>\n"
+	       "<|assistant|>\nHello.</s>\n<|user|>\n2+2?</s>\n<|assistant|>\n",
+	       "zephyr");
+	s = tp_chat_render(TP_CHAT_LLAMA2, conv + 1, 1, "</s>", err,
+			   sizeof(err));
+	is_str(s, "[INST] Hi! [/INST]", "llama2: one user message, no system");
+	free(s);
+	s = tp_chat_render(TP_CHAT_CHATML, bad, 1, "", err, sizeof(err));
+	ok(!s && strstr(err, "'tool'"), "an unknown role is refused: %s", err);
+	s = tp_chat_render(TP_CHAT_CHATML, conv, 0, "", err, sizeof(err));
+	ok(!s, "no messages is refused: %s", err);
+}
+
+/* A tokenizer (byte-level BPE) with ChatML's control tokens. */
+static int chatml_tok(struct tp_tok *t, const char *tmpl, char *err,
+		      size_t errlen)
+{
+	struct gguf_writer *w = gguf_writer_new(GGUF_DEFAULT_ALIGNMENT);
+	const char *tok[258];
+	int32_t type[258];
+	char sym[256][5];
+	unsigned char *b;
+	struct gguf g;
+	size_t len;
+	int i, r;
+
+	for (i = 0; i < 256; i++) {
+		sym[i][tp_utf8_put(sym[i], tp_gpt2_byte_cp(i))] = 0;
+		tok[i] = sym[i];
+		type[i] = TP_TT_NORMAL;
+	}
+	tok[256] = "<|im_start|>";
+	tok[257] = "<|im_end|>";
+	type[256] = type[257] = TP_TT_CONTROL;
+	gguf_writer_str(w, "tokenizer.ggml.model", "gpt2");
+	gguf_writer_str(w, "tokenizer.ggml.pre", "qwen2");
+	gguf_writer_str_array(w, "tokenizer.ggml.tokens", tok, 258);
+	gguf_writer_i32_array(w, "tokenizer.ggml.token_type", type, 258);
+	gguf_writer_str_array(w, "tokenizer.ggml.merges", NULL, 0);
+	gguf_writer_u32(w, "tokenizer.ggml.eos_token_id", 257);
+	gguf_writer_bool(w, "tokenizer.ggml.add_bos_token", 0);
+	if (tmpl)
+		gguf_writer_str(w, "tokenizer.chat_template", tmpl);
+	b = gguf_writer_bytes(w, &len);
+	gguf_writer_free(w);
+	r = gguf_parse(&g, b, len, err, errlen);
+	if (!r) {
+		r = tp_tok_load(t, &g, 258, err, errlen);
+		gguf_close(&g);
+	}
+	free(b);
+	return r;
+}
+
+static void test_encode(void)
+{
+	static const struct tp_chat_msg hi[] = { { "user", "hi" } };
+	/* <|im_start|> u s e r \n h i <|im_end|> \n <|im_start|> a ... \n */
+	static const int want[] = { 256, 'u', 's', 'e', 'r', '\n', 'h', 'i',
+				    257, '\n', 256, 'a', 's', 's', 'i', 's',
+				    't', 'a', 'n', 't', '\n' };
+	struct tp_tok t;
+	char err[300] = "";
+	int *ids = NULL, n;
+
+	ok(!tp_tok_synth(&t, 400, err, sizeof(err)) &&
+	   t.chat_template && strstr(t.chat_template, "<|user|>"),
+	   "the synthetic tokenizer carries Zephyr's template (%s)", err);
+	n = tp_chat_encode(&t, hi, 1, &ids, err, sizeof(err));
+	/* BOS, then "<|user|>\nhi" ... "</s>" is token 2, not text */
+	ok(n > 4 && ids[0] == 1, "zephyr: BOS first (%d ids)", n);
+	{
+		int i, eos = 0;
+
+		for (i = 1; i < n; i++)
+			eos += ids[i] == 2;
+		is_int(eos, 1, "zephyr: the turn's </s> is the EOS token, once");
+	}
+	free(ids);
+	tp_tok_free(&t);
+
+	ok(!chatml_tok(&t, chatml_tmpl, err, sizeof(err)),
+	   "a ChatML tokenizer loads (%s)", err);
+	n = tp_chat_encode(&t, hi, 1, &ids, err, sizeof(err));
+	ok(n == (int)(sizeof(want) / sizeof(want[0])) &&
+	   !memcmp(ids, want, sizeof(want)),
+	   "chatml: <|im_start|> and <|im_end|> are control tokens, no BOS");
+	free(ids);
+	n = tp_tok_encode(&t, "<|im_start|>", 12, TP_ENC_BOS, &ids);
+	ok(n > 1 && ids[0] != 256,
+	   "the same text as a plain prompt is not parsed (%d ids)", n);
+	free(ids);
+	tp_tok_free(&t);
+
+	ok(!chatml_tok(&t, NULL, err, sizeof(err)), "without a template");
+	ok(tp_chat_encode(&t, hi, 1, &ids, err, sizeof(err)) == -1 &&
+	   strstr(err, "no chat template"), "chat is refused: %s", err);
+	tp_tok_free(&t);
+}
+
+int main(void)
+{
+	plan(NO_PLAN);
+	test_detect();
+	test_render();
+	test_encode();
+	return done();
+}

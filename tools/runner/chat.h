@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Chat templates. A GGUF file carries its model's chat template as Jinja
+ * source (tokenizer.chat_template); tprun has no Jinja engine, it
+ * recognises the known families by their markers, as llama.cpp does
+ * (llama2 "[INST]", llama3 "<|start_header_id|>", chatml "<|im_start|>",
+ * zephyr "<|user|>") and renders a conversation in that family's format.
+ * Any other template is refused with a message. The rendering leaves out
+ * the BOS token: the tokenizer adds it when the file asks.
+ */
+#ifndef TPRUN_CHAT_H
+#define TPRUN_CHAT_H
+
+#include <stddef.h>
+
+enum tp_chat_style {
+	TP_CHAT_LLAMA2 = 1, TP_CHAT_LLAMA3, TP_CHAT_CHATML, TP_CHAT_ZEPHYR,
+};
+
+struct tp_chat_msg {
+	const char *role;	/* "system", "user" or "assistant" */
+	const char *content;
+};
+
+/* The style of template TMPL, or -1 and ERR (none, or not recognised). */
+int tp_chat_detect(const char *tmpl, char *err, size_t errlen);
+/* "llama2", ..., or NULL; and back (-1 when unknown). */
+const char *tp_chat_name(int style);
+int tp_chat_by_name(const char *name);
+/*
+ * The prompt for the N messages M, ending where the assistant's answer
+ * starts. EOS: the text of the end-of-sequence token (llama2, zephyr
+ * close turns with it). Returns a malloc'ed string, or NULL and ERR (an
+ * unknown role, no message).
+ */
+char *tp_chat_render(int style, const struct tp_chat_msg *m, int n,
+		     const char *eos, char *err, size_t errlen);
+
+struct tp_tok;
+/*
+ * The token ids of the conversation M (N messages) in the chat format of
+ * T's template: BOS as the file asks, the template's control tokens as
+ * tokens. Returns the count (*IDS malloc'ed), or -1 and ERR.
+ */
+int tp_chat_encode(const struct tp_tok *t, const struct tp_chat_msg *m,
+		   int n, int **ids, char *err, size_t errlen);
+
+#endif /* TPRUN_CHAT_H */
