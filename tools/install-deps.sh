@@ -24,6 +24,8 @@ packages=(
 	ucx-utils openmpi-bin libopenmpi-dev libfabric-bin python3-pyverbs
 	# admin tool libraries; dkms for `make dkms-install` and its test
 	libnl-3-dev libnl-route-3-dev libmnl-dev dkms
+	# tprun serve: its HTTP server and JSON; curl for its tests
+	libmicrohttpd-dev libjson-c-dev curl
 	# the test guest
 	qemu-system-x86 busybox-static iproute2 kmod
 	# kernel storage protocols over tbrdma (NVMe-oF, NFS/RDMA, iSER selftests)

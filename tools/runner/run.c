@@ -15,6 +15,7 @@
 #include "rng.h"
 #include "run.h"
 #include "sample.h"
+#include "serve.h"
 #include "tokenizer.h"
 #include "gguf.h"
 #include "transport.h"
@@ -370,6 +371,8 @@ int tp_rank_main(struct tp_opts *o)
 	}
 	if (o->bench_ar)
 		return tp_bench_rank(o);
+	if (o->serve)
+		return tp_serve_rank(o);
 	if (load(o, me, N, &w))
 		return TP_EXIT_FAIL;
 	if (o->prompt_text) {
