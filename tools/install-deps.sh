@@ -54,3 +54,5 @@ fi
 # llama.cpp, the reference tprun's output is checked against
 # (tests/llama-ref): its prebuilt CPU build from the npm registry
 "$(dirname "$0")/../tests/llama-ref/setup.sh"
+# the official openai client, which tests tprun serve (tests/serve-client)
+"$(dirname "$0")/../tests/serve-client/setup.sh"

@@ -1,0 +1,61 @@
+#!/bin/bash
+# tprun serve on the host: 2 ranks over the TCP transport (the host has
+# no RDMA; selftest 265 runs the same checks over tbrdma) serving a
+# synthetic model exported as GGUF with its tokenizer and chat template.
+# curl: /v1/models, completion and chat, whole and streamed (the stream
+# adds up to the whole answer), bad requests (400/404/405/413 with a JSON
+# error), a client gone mid-stream, two requests at once; then the
+# official openai client (npm, tests/serve-client). Prints TAP.
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+tprun=$top/tools/tprun
+serve_client=$top/tests/serve-client
+# shellcheck source=lib-tap.sh
+source "$(dirname "$0")/lib-tap.sh"
+# shellcheck source=lib-serve.sh
+source "$(dirname "$0")/lib-serve.sh"
+
+make -s -C "$top/tools/runner" >"$tmp/build.log" 2>&1 ||
+	{ echo "Bail out! tools/runner does not build: $(tail -5 "$tmp/build.log")"; exit 1; }
+[ -f "$serve_client/node_modules/openai/package.json" ] ||
+	"$serve_client/setup.sh" >"$tmp/setup.log" 2>&1 ||
+	{ echo "Bail out! no openai client: tests/serve-client/setup.sh failed: $(tail -3 "$tmp/setup.log")"; exit 1; }
+
+if ! out=$("$tprun" --export-gguf "$tmp/tiny.gguf" --vocab 400 --dim 64 --heads 4 \
+	   --kv-heads 2 --layers 2 --ffn 128 2>&1); then
+	echo "Bail out! --export-gguf failed: $out"
+	exit 1
+fi
+
+# usage errors first
+for args in "serve --prompt x" "--http 127.0.0.1:1" "serve --json"; do
+	# shellcheck disable=SC2086
+	"$tprun" $args >/dev/null 2>"$tmp/usage"
+	rc=$?
+	[ $rc = 2 ] && ok "tprun $args: usage error" || not_ok "tprun $args: usage error (2)" "rc $rc" "$(cat "$tmp/usage")"
+done
+
+if serve_start "$tmp/serve.log" timeout 600 "$tprun" serve --model "$tmp/tiny.gguf" \
+	--local 2 --transport tcp --http 127.0.0.1:0 --slow-ms 20 -v; then
+	ok "tprun serve --local 2 --transport tcp listens on $url"
+	serve_checks tiny.gguf
+else
+	not_ok "tprun serve --local 2 --transport tcp listens" "$(tail -5 "$tmp/serve.log")"
+fi
+serve_stop
+
+# a port in use is a clear error
+if serve_start "$tmp/a.log" timeout 60 "$tprun" serve --vocab 400 --http 127.0.0.1:0; then
+	port=${url##*:}
+	port=${port%/v1}
+	timeout 60 "$tprun" serve --vocab 400 --http "127.0.0.1:$port" >/dev/null 2>"$tmp/b.log"
+	rc=$?
+	grep -q 'cannot listen' "$tmp/b.log" && [ $rc != 0 ] &&
+		ok "a port in use: $(grep -o 'cannot listen.*' "$tmp/b.log")" ||
+		not_ok "a port in use: refused" "rc $rc" "$(cat "$tmp/b.log")"
+else
+	not_ok "one rank serves" "$(tail -5 "$tmp/a.log")"
+fi
+serve_stop
+tap_done
