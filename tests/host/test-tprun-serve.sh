@@ -37,7 +37,7 @@ for args in "serve --prompt x" "--http 127.0.0.1:1" "serve --json"; do
 done
 
 if serve_start "$tmp/serve.log" timeout 600 "$tprun" serve --model "$tmp/tiny.gguf" \
-	--local 2 --transport tcp --http 127.0.0.1:0 --slow-ms 20 -v; then
+	--local 2 --transport tcp --http 127.0.0.1:0 --slow-ms 20 --ctx 512 -v; then
 	ok "tprun serve --local 2 --transport tcp listens on $url"
 	serve_checks tiny.gguf
 else
