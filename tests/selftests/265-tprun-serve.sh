@@ -44,7 +44,7 @@ serve_start "$tmp/rank0.log" timeout 230 "$TPRUN" serve --rank 0 --peers "$peers
 defer serve_stop
 grep -q 'RDMA on tbr0' "$tmp/rank0.log" || not_ok "rank 0 all-reduces over tbr0" "$(cat "$tmp/rank0.log")"
 t0=$SECONDS
-SERVE_QUICK=1 SERVE_CUT_SECS=10 serve_checks tiny.gguf
+SERVE_QUICK=1 SERVE_CUT_SECS=5 serve_checks tiny.gguf
 kill -0 "$r1" 2>/dev/null || not_ok "rank 1 still runs" "$(tail -5 "$tmp/rank1.log")"
 echo "checks took $((SECONDS - t0)) s"
 ((nfail == 0)) || fail "$nfail checks failed"

@@ -138,15 +138,19 @@ static int run(struct srv *S, struct tp_job *j, const int *prompt, int P,
 		tp_job_append(j, piece, tp_detok_flush(&d, piece), n);
 	ret = 0;
 out:
-	if (S->arp) {
-		/* a server runs for long: keep no per-call samples */
-		tp_ar_stats_free(&S->ar.st[0]);
-		tp_ar_stats_free(&S->ar.st[1]);
-		memset(S->ar.st, 0, sizeof(S->ar.st));
-	}
 	tp_sampler_free(&s);
 	tp_model_free(&m);
 	return ret;
+}
+
+/* A server runs for long: keep no per-call samples of the all-reduce. */
+static void drop_stats(struct srv *S)
+{
+	if (!S->arp)
+		return;
+	tp_ar_stats_free(&S->ar.st[0]);
+	tp_ar_stats_free(&S->ar.st[1]);
+	memset(S->ar.st, 0, sizeof(S->ar.st));
 }
 
 /* The header and the prompt, to or from rank 0. */
@@ -210,12 +214,14 @@ static int loop(struct srv *S)
 		}
 		if (xfer(S, h, &prompt))
 			goto fail;
+		drop_stats(S);
 		if (h[H_CMD] != CMD_JOB)
 			continue;
 		seed = (uint64_t)h[H_SEED0] | (uint64_t)h[H_SEED1] << 21 |
 		       (uint64_t)h[H_SEED2] << 42;
 		r = run(S, j, prompt, (int)h[H_LEN], (int)h[H_MAX], h[H_TEMP],
 			h[H_TOPP], seed, &finish);
+		drop_stats(S);
 		if (S->me)
 			free(prompt);
 		if (r) {
