@@ -37,7 +37,7 @@ peers=$NET_IP_A:18790,$NET_IP_B:18790
 net_b timeout 230 "$TPRUN" serve --rank 1 --peers "$peers" -d tbr1 \
 	--model "$tmp/tiny.gguf" --slow-ms 20 --ctx 256 >"$tmp/rank1.log" 2>&1 &
 r1=$!
-defer "kill $r1 2>/dev/null"
+defer "kill $r1 2>/dev/null || true"
 serve_start "$tmp/rank0.log" timeout 230 "$TPRUN" serve --rank 0 --peers "$peers" \
 	-d tbr0 --model "$tmp/tiny.gguf" --slow-ms 20 --ctx 256 --http 127.0.0.1:0 -v ||
 	fail "rank 0 does not serve: $(tail -5 "$tmp/rank0.log"; tail -5 "$tmp/rank1.log")"
