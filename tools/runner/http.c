@@ -3,6 +3,7 @@
 #include <microhttpd.h>
 #include <netdb.h>
 #include <poll.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +34,16 @@ struct stream {
 	char *pend;		/* formatted, not yet handed to MHD */
 	size_t plen, poff;
 };
+
+/* libmicrohttpd's messages (a client gone mid-answer, ...): with -v. */
+static void mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	(void)cls;
+	if (!tp_verbose)
+		return;
+	fputs("tprun: http: ", stderr);
+	vfprintf(stderr, fmt, ap);
+}
 
 static enum MHD_Result reply(struct MHD_Connection *c, unsigned int status,
 			     char *json)
@@ -334,6 +345,7 @@ struct tp_http *tp_http_start(const char *addr_port, const struct tp_srv *s,
 				MHD_OPTION_CONNECTION_LIMIT, 64u,
 				MHD_OPTION_CONNECTION_TIMEOUT, 600u,
 				MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
+				MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
 				MHD_OPTION_END);
 	freeaddrinfo(ai);
 	if (!h->d) {
