@@ -66,7 +66,7 @@ static const char usage[] =
 "  --iters K                timed iterations per size (200)\n"
 "  --warmup W               untimed iterations first (K/10, at least 2)\n"
 "\n"
-"Server (tprun serve; --tokens is the default and largest max_tokens):\n"
+"Server (tprun serve; --tokens is the default max_tokens):\n"
 "  --http ADDR:PORT         where rank 0 listens (127.0.0.1:8080)\n"
 "  --ctx N                  prompt + answer tokens per request (2048)\n"
 "\n"
