@@ -28,6 +28,7 @@ static const struct ib_device_ops tbr_dev_ops = {
 
 	.alloc_hw_port_stats = tbr_alloc_hw_port_stats,
 	.alloc_mr = tbr_alloc_mr,
+	.alloc_mw = tbr_alloc_mw,
 	.alloc_pd = tbr_alloc_pd,
 	.alloc_ucontext = tbr_alloc_ucontext,
 	.create_ah = tbr_create_ah,
@@ -36,6 +37,7 @@ static const struct ib_device_ops tbr_dev_ops = {
 	.create_srq = tbr_create_srq,
 	.create_user_ah = tbr_create_ah,
 	.dealloc_driver = tbr_dealloc_driver,
+	.dealloc_mw = tbr_dealloc_mw,
 	.dealloc_pd = tbr_dealloc_pd,
 	.dealloc_ucontext = tbr_dealloc_ucontext,
 	.dereg_mr = tbr_dereg_mr,
@@ -70,6 +72,7 @@ static const struct ib_device_ops tbr_dev_ops = {
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, tbr_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, tbr_cq, ibcq),
+	INIT_RDMA_OBJ_SIZE(ib_mw, tbr_mw, ibmw),
 	INIT_RDMA_OBJ_SIZE(ib_pd, tbr_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_qp, tbr_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_srq, tbr_srq, ibsrq),

@@ -30,12 +30,12 @@
 
 #include "tbrdma.h"
 
-#define TBR_KEY_INDEX(key)	((key) >> 8)
-
 static const int tbr_mr_access_mask = IB_ACCESS_LOCAL_WRITE |
-	IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC;
+	IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ |
+	IB_ACCESS_REMOTE_ATOMIC | IB_ACCESS_MW_BIND;
 
-static struct tbr_mr *tbr_mr_alloc(struct tbr_dev *tdev, struct tbr_pd *pd,
+/* A new key, not yet findable (tbr_mr_publish); also a window's (mw.c). */
+struct tbr_mr *tbr_mr_alloc(struct tbr_dev *tdev, struct tbr_pd *pd,
 				   int access)
 {
 	struct tbr_mr *mr;
@@ -73,7 +73,7 @@ static struct tbr_mr *tbr_mr_alloc(struct tbr_dev *tdev, struct tbr_pd *pd,
 }
 
 /* Make the MR findable by its key; everything else must be set up. */
-static void tbr_mr_publish(struct tbr_dev *tdev, struct tbr_mr *mr)
+void tbr_mr_publish(struct tbr_dev *tdev, struct tbr_mr *mr)
 {
 	xa_store(&tdev->mr_xa, TBR_KEY_INDEX(mr->key), mr, GFP_KERNEL);
 }
@@ -161,10 +161,23 @@ err:
 	return ERR_PTR(err);
 }
 
+/*
+ * The IB spec (10.6.7.2.6): an MR that memory windows are bound to cannot
+ * be deregistered; the windows must be invalidated or deallocated first.
+ */
 int tbr_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
 	struct tbr_dev *tdev = to_tdev(ibmr->device);
 	struct tbr_mr *mr = to_tmr(ibmr);
+	unsigned long flags;
+
+	spin_lock_irqsave(&mr->lock, flags);
+	if (mr->mw_count) {
+		spin_unlock_irqrestore(&mr->lock, flags);
+		return -EBUSY;
+	}
+	mr->dying = true;	/* no window binds to it from now on */
+	spin_unlock_irqrestore(&mr->lock, flags);
 
 	xa_erase(&tdev->mr_xa, TBR_KEY_INDEX(mr->key));
 	if (!refcount_dec_and_test(&mr->users))
@@ -193,26 +206,29 @@ static bool tbr_mr_allows(const struct tbr_mr *mr, u32 key, u32 pdn,
 	       addr - mr->iova <= mr->length - len;
 }
 
-/*
- * The MR that @key names, referenced, if it belongs to PD @pdn, grants
- * @access and covers [@addr, @addr + @len); NULL otherwise.
- */
-struct tbr_mr *tbr_mr_get(struct tbr_dev *tdev, u32 key, u32 pdn,
-			  int access, u64 addr, u64 len)
+/* Whatever @key's index names (an MR or a window), referenced, or NULL. */
+static struct tbr_mr *tbr_key_get(struct tbr_dev *tdev, u32 key)
 {
-	unsigned long flags;
 	struct tbr_mr *mr;
-	bool ok;
 
 	rcu_read_lock();
 	mr = xa_load(&tdev->mr_xa, TBR_KEY_INDEX(key));
-	if (!mr || !refcount_inc_not_zero(&mr->users)) {
-		rcu_read_unlock();
-		return NULL;
-	}
+	if (mr && !refcount_inc_not_zero(&mr->users))
+		mr = NULL;
 	rcu_read_unlock();
+	return mr;
+}
 
-	if (mr->type == TBR_MR_FAST) {
+/* Does the referenced @mr, found by @key, grant it?  If not, drop it. */
+static struct tbr_mr *tbr_mr_check(struct tbr_mr *mr, u32 key, u32 pdn,
+				   int access, u64 addr, u64 len)
+{
+	unsigned long flags;
+	bool ok;
+
+	if (mr->type == TBR_MR_MW) {
+		ok = false;	/* a window's key names no local memory */
+	} else if (mr->type == TBR_MR_FAST) {
 		spin_lock_irqsave(&mr->lock, flags);
 		ok = tbr_mr_allows(mr, key, pdn, access, addr, len);
 		spin_unlock_irqrestore(&mr->lock, flags);
@@ -223,6 +239,36 @@ struct tbr_mr *tbr_mr_get(struct tbr_dev *tdev, u32 key, u32 pdn,
 		return mr;
 	tbr_mr_put(mr);
 	return NULL;
+}
+
+/*
+ * The MR that the local key @key names, referenced, if it belongs to PD
+ * @pdn, grants @access and covers [@addr, @addr + @len); NULL otherwise.
+ */
+struct tbr_mr *tbr_mr_get(struct tbr_dev *tdev, u32 key, u32 pdn,
+			  int access, u64 addr, u64 len)
+{
+	struct tbr_mr *mr = tbr_key_get(tdev, key);
+
+	return mr ? tbr_mr_check(mr, key, pdn, access, addr, len) : NULL;
+}
+
+/*
+ * The same for a remote key used by QP @qpn of PD @pdn: an MR's rkey, or
+ * a memory window's, which grants access to the MR it is bound to.
+ */
+struct tbr_mr *tbr_mr_get_remote(struct tbr_dev *tdev, u32 key, u32 pdn,
+				 u32 qpn, int access, u64 addr, u64 len)
+{
+	struct tbr_mr *mr = tbr_key_get(tdev, key), *target;
+
+	if (!mr)
+		return NULL;
+	if (mr->type != TBR_MR_MW)
+		return tbr_mr_check(mr, key, pdn, access, addr, len);
+	target = tbr_mw_target(mr, key, pdn, qpn, access, addr, len);
+	tbr_mr_put(mr);
+	return target;
 }
 
 void tbr_mr_put(struct tbr_mr *mr)
@@ -341,17 +387,13 @@ int tbr_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 	return n;
 }
 
-/* A fast-registration MR of PD @pdn by the index of @key, referenced. */
-static struct tbr_mr *tbr_mr_get_fast(struct tbr_dev *tdev, u32 key, u32 pdn)
+/* An MR (or window) of @type in PD @pdn by the index of @key, referenced. */
+struct tbr_mr *tbr_mr_get_index(struct tbr_dev *tdev, u32 key, u32 pdn,
+				enum tbr_mr_type type)
 {
-	struct tbr_mr *mr;
+	struct tbr_mr *mr = tbr_key_get(tdev, key);
 
-	rcu_read_lock();
-	mr = xa_load(&tdev->mr_xa, TBR_KEY_INDEX(key));
-	if (mr && !refcount_inc_not_zero(&mr->users))
-		mr = NULL;
-	rcu_read_unlock();
-	if (mr && (mr->type != TBR_MR_FAST || mr->pdn != pdn)) {
+	if (mr && (mr->type != type || mr->pdn != pdn)) {
 		tbr_mr_put(mr);
 		mr = NULL;
 	}
@@ -370,7 +412,7 @@ enum ib_wc_status tbr_mr_fast_reg(struct tbr_dev *tdev, u32 pdn, u32 key,
 	struct tbr_mr *mr;
 	u64 room;
 
-	mr = tbr_mr_get_fast(tdev, key, pdn);
+	mr = tbr_mr_get_index(tdev, key, pdn, TBR_MR_FAST);
 	if (!mr)
 		return IB_WC_LOC_PROT_ERR;
 	/* The verbs spec: remote write or atomic access needs local write. */
@@ -404,18 +446,28 @@ out:
 }
 
 /*
- * LOCAL_INV (@remote false) or a peer's SEND_WITH_INV (@remote true):
- * make the fast-registration MR that @key names FREE.  A peer may only
- * invalidate a key it was given: one with remote access.
+ * LOCAL_INV (@remote false) or a peer's SEND_WITH_INV (@remote true) on
+ * QP @qpn: make the fast-registration MR that @key names FREE.  A peer may
+ * only invalidate a key it was given: one with remote access.  A type 2
+ * memory window's rkey goes to mw.c.
  */
-enum ib_wc_status tbr_mr_invalidate(struct tbr_dev *tdev, u32 pdn, u32 key,
-				    bool remote)
+enum ib_wc_status tbr_mr_invalidate(struct tbr_dev *tdev, u32 pdn, u32 qpn,
+				    u32 key, bool remote)
 {
 	enum ib_wc_status status = IB_WC_SUCCESS;
 	unsigned long flags;
 	struct tbr_mr *mr;
 
-	mr = tbr_mr_get_fast(tdev, key, pdn);
+	mr = tbr_key_get(tdev, key);
+	if (mr && mr->pdn == pdn && mr->type == TBR_MR_MW) {
+		status = tbr_mw_invalidate(mr, qpn, key, remote);
+		tbr_mr_put(mr);
+		return status;
+	}
+	if (mr && (mr->pdn != pdn || mr->type != TBR_MR_FAST)) {
+		tbr_mr_put(mr);
+		mr = NULL;
+	}
 	if (!mr)
 		return IB_WC_LOC_PROT_ERR;
 	spin_lock_irqsave(&mr->lock, flags);

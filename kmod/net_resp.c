@@ -231,7 +231,8 @@ static void tbr_net_duplicate(struct tbr_qp *qp, const struct tbr_wire_hdr *hdr,
 			return;
 		if (!(qp->access & IB_ACCESS_REMOTE_READ) ||
 		    tbr_sgl_resolve_remote(&rs->xfer->remote, qp->tdev, qp->pdn,
-					   msg->rkey, msg->remote_addr,
+					   qp->ibqp.qp_num, msg->rkey,
+					   msg->remote_addr,
 					   msg->length, IB_ACCESS_REMOTE_READ))
 			return;
 		tbr_net_read_respond(qp, &rs->xfer->remote, msg->length, seg,

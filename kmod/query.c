@@ -32,7 +32,9 @@ int tbr_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	attr->device_cap_flags = IB_DEVICE_RC_RNR_NAK_GEN |
 				 IB_DEVICE_SYS_IMAGE_GUID |
 				 IB_DEVICE_PORT_ACTIVE_EVENT |
-				 IB_DEVICE_MEM_MGT_EXTENSIONS;
+				 IB_DEVICE_MEM_MGT_EXTENSIONS |
+				 IB_DEVICE_MEM_WINDOW |
+				 IB_DEVICE_MEM_WINDOW_TYPE_2B;
 	attr->max_fast_reg_page_list_len = TBR_MAX_FAST_REG_PAGES;
 	attr->max_qp = TBR_MAX_QP;
 	attr->max_qp_wr = TBR_MAX_QP_WR;
@@ -42,6 +44,7 @@ int tbr_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	attr->max_cq = TBR_MAX_CQ;
 	attr->max_cqe = TBR_MAX_CQE;
 	attr->max_mr = TBR_MAX_MR;
+	attr->max_mw = TBR_MAX_MR;	/* MRs and windows share one key space */
 	attr->max_srq = TBR_MAX_SRQ;
 	attr->max_srq_wr = TBR_MAX_SRQ_WR;
 	attr->max_srq_sge = TBR_MAX_SGE;

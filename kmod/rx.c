@@ -245,7 +245,8 @@ static enum tbr_resp tbr_rx_send(struct tbr_qp *qp, struct tbr_msg *msg)
 		cont->active = false;
 	/* SEND_WITH_INV: the key dies with the message's completion. */
 	if (msg->opcode == IB_UVERBS_WR_SEND_WITH_INV &&
-	    tbr_mr_invalidate(qp->tdev, qp->pdn, msg->rkey, true) !=
+	    tbr_mr_invalidate(qp->tdev, qp->pdn, qp->ibqp.qp_num,
+			      msg->rkey, true) !=
 	    IB_WC_SUCCESS) {
 		tbr_rx_complete(qp, wr_id, IB_WC_REM_INV_REQ_ERR, IB_WC_RECV, 0,
 				msg);
@@ -292,7 +293,8 @@ static enum tbr_resp tbr_rx_write(struct tbr_qp *qp, struct tbr_msg *msg)
 	enum tbr_resp resp;
 
 	if (!(qp->access & IB_ACCESS_REMOTE_WRITE) ||
-	    tbr_sgl_resolve_remote(dst, qp->tdev, qp->pdn, msg->rkey,
+	    tbr_sgl_resolve_remote(dst, qp->tdev, qp->pdn,
+				   qp->ibqp.qp_num, msg->rkey,
 				   msg->remote_addr, msg->length,
 				   IB_ACCESS_REMOTE_WRITE) != IB_WC_SUCCESS)
 		return tbr_rx_access_error(qp);
@@ -315,7 +317,8 @@ static enum tbr_resp tbr_rx_read(struct tbr_qp *qp, struct tbr_msg *msg)
 	struct tbr_sgl *src = &msg->xfer->remote;
 
 	if (!(qp->access & IB_ACCESS_REMOTE_READ) ||
-	    tbr_sgl_resolve_remote(src, qp->tdev, qp->pdn, msg->rkey,
+	    tbr_sgl_resolve_remote(src, qp->tdev, qp->pdn,
+				   qp->ibqp.qp_num, msg->rkey,
 				   msg->remote_addr, msg->length,
 				   IB_ACCESS_REMOTE_READ) != IB_WC_SUCCESS)
 		return tbr_rx_access_error(qp);
@@ -336,7 +339,8 @@ static enum tbr_resp tbr_rx_atomic(struct tbr_qp *qp, struct tbr_msg *msg)
 	if (msg->remote_addr & 7)
 		return tbr_rx_reliable(qp) ? TBR_RESP_REM_INV : TBR_RESP_DROPPED;
 	if (!(qp->access & IB_ACCESS_REMOTE_ATOMIC) ||
-	    tbr_sgl_resolve_remote(target, qp->tdev, qp->pdn, msg->rkey,
+	    tbr_sgl_resolve_remote(target, qp->tdev, qp->pdn,
+				   qp->ibqp.qp_num, msg->rkey,
 				   msg->remote_addr, sizeof(u64),
 				   IB_ACCESS_REMOTE_ATOMIC) != IB_WC_SUCCESS)
 		return tbr_rx_access_error(qp);

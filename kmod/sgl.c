@@ -40,7 +40,7 @@ enum ib_wc_status tbr_sgl_resolve(struct tbr_sgl *sgl, struct tbr_dev *tdev,
 
 enum ib_wc_status tbr_sgl_resolve_remote(struct tbr_sgl *sgl,
 					 struct tbr_dev *tdev, u32 pdn,
-					 u32 rkey, u64 addr, u64 len,
+					 u32 qpn, u32 rkey, u64 addr, u64 len,
 					 int access)
 {
 	sgl->nseg = 0;
@@ -48,7 +48,8 @@ enum ib_wc_status tbr_sgl_resolve_remote(struct tbr_sgl *sgl,
 	/* The verbs spec: a zero-length RDMA operation checks no key. */
 	if (!len)
 		return IB_WC_SUCCESS;
-	sgl->seg[0].mr = tbr_mr_get(tdev, rkey, pdn, access, addr, len);
+	sgl->seg[0].mr = tbr_mr_get_remote(tdev, rkey, pdn, qpn, access,
+					   addr, len);
 	if (!sgl->seg[0].mr)
 		return IB_WC_REM_ACCESS_ERR;
 	sgl->seg[0].addr = addr;

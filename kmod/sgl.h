@@ -31,10 +31,10 @@ enum ib_wc_status tbr_sgl_resolve(struct tbr_sgl *sgl, struct tbr_dev *tdev,
 				  u32 pdn, const struct tbrdma_sge *sge,
 				  u32 num, int access);
 
-/* One segment in the MR named by a remote key. */
+/* One segment in the MR named by a remote key (or a window's), for QP @qpn. */
 enum ib_wc_status tbr_sgl_resolve_remote(struct tbr_sgl *sgl,
 					 struct tbr_dev *tdev, u32 pdn,
-					 u32 rkey, u64 addr, u64 len,
+					 u32 qpn, u32 rkey, u64 addr, u64 len,
 					 int access);
 
 /* One segment in a kernel buffer (inline data, atomic results). */

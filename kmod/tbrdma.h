@@ -84,7 +84,11 @@ enum tbr_mr_type {
 	TBR_MR_USER,		/* pinned user pages, addresses are user iovas */
 	TBR_MR_DMA,		/* kernel consumers: addresses are kernel virtual */
 	TBR_MR_FAST,		/* kernel consumers' fast registration (REG_MR) */
+	TBR_MR_MW,		/* a memory window's key (mw.c): no memory */
 };
+
+/* A key is an index into tbr_dev.mr_xa and 8 bits the consumer may vary. */
+#define TBR_KEY_INDEX(key)	((key) >> 8)
 
 /* A fast-registration MR is FREE (no key works) or VALID (its key works). */
 enum tbr_mr_state {
@@ -116,6 +120,17 @@ struct tbr_mr {
 	u32 npages;		/* as registered */
 	u32 page_shift;
 	u32 fbo;		/* offset of iova in page_list[0] */
+	/*
+	 * TBR_MR_MW, under @lock: iova, length, access and key above are the
+	 * window's; @mw_mr is the MR it is bound to (NULL: none), which
+	 * cannot be deregistered while it counts this binding in @mw_count.
+	 */
+	u32 mw_type;		/* IB_MW_TYPE_1 or IB_MW_TYPE_2 */
+	u32 mw_qpn;		/* type 2: the QP it was bound through */
+	struct tbr_mr *mw_mr;
+	/* An MR that windows may bind to: how many are, under @lock. */
+	u32 mw_count;
+	bool dying;		/* deregistering: no new bindings */
 	struct ib_umem *umem;
 	struct page **pages;	/* TBR_MR_USER: every page of the region */
 	void *kva;		/* TBR_MR_USER: all of them, mapped contiguously */
@@ -123,6 +138,13 @@ struct tbr_mr {
 	refcount_t users;	/* 1 while registered + one per lookup in flight */
 	struct completion released;
 	struct rcu_head rcu;	/* lookups may still read it after xa_erase */
+};
+
+/* A memory window: its key lives in a tbr_mr of type TBR_MR_MW, freed
+ * after an RCU grace period (the core frees the ib_mw at once). */
+struct tbr_mw {
+	struct ib_mw ibmw;
+	struct tbr_mr *ent;
 };
 
 struct tbr_cq {
@@ -231,6 +253,11 @@ static inline struct tbr_pd *to_tpd(struct ib_pd *ibpd)
 static inline struct tbr_mr *to_tmr(struct ib_mr *ibmr)
 {
 	return container_of(ibmr, struct tbr_mr, ibmr);
+}
+
+static inline struct tbr_mw *to_tmw(struct ib_mw *ibmw)
+{
+	return container_of(ibmw, struct tbr_mw, ibmw);
 }
 
 static inline struct tbr_cq *to_tcq(struct ib_cq *ibcq)
@@ -356,8 +383,15 @@ int tbr_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 		  unsigned int *sg_offset);
 enum ib_wc_status tbr_mr_fast_reg(struct tbr_dev *tdev, u32 pdn, u32 key,
 				  int access, u64 iova, u64 length);
-enum ib_wc_status tbr_mr_invalidate(struct tbr_dev *tdev, u32 pdn, u32 key,
-				    bool remote);
+enum ib_wc_status tbr_mr_invalidate(struct tbr_dev *tdev, u32 pdn, u32 qpn,
+				    u32 key, bool remote);
+struct tbr_mr *tbr_mr_alloc(struct tbr_dev *tdev, struct tbr_pd *pd,
+			    int access);
+void tbr_mr_publish(struct tbr_dev *tdev, struct tbr_mr *mr);
+struct tbr_mr *tbr_mr_get_index(struct tbr_dev *tdev, u32 key, u32 pdn,
+				enum tbr_mr_type type);
+struct tbr_mr *tbr_mr_get_remote(struct tbr_dev *tdev, u32 key, u32 pdn,
+				 u32 qpn, int access, u64 addr, u64 len);
 int tbr_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 struct tbr_mr *tbr_mr_get(struct tbr_dev *tdev, u32 key, u32 pdn,
 			  int access, u64 addr, u64 len);
@@ -365,6 +399,16 @@ void tbr_mr_put(struct tbr_mr *mr);
 void *tbr_mr_kaddr(const struct tbr_mr *mr, u64 addr, size_t *contig);
 struct page *tbr_mr_page(const struct tbr_mr *mr, u64 addr,
 			 unsigned int *page_off);
+
+/* mw.c: memory windows */
+int tbr_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
+int tbr_dealloc_mw(struct ib_mw *ibmw);
+enum ib_wc_status tbr_mw_bind(struct tbr_qp *qp,
+			      const struct tbrdma_send_wqe *wqe);
+enum ib_wc_status tbr_mw_invalidate(struct tbr_mr *mw, u32 qpn, u32 key,
+				    bool remote);
+struct tbr_mr *tbr_mw_target(struct tbr_mr *mw, u32 key, u32 pdn, u32 qpn,
+			     int access, u64 addr, u64 len);
 
 /* cq.c */
 int tbr_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,

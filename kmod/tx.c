@@ -24,10 +24,13 @@ static bool tbr_opcode_allowed(const struct tbr_qp *qp, u32 opcode)
 	case IB_UVERBS_WR_SEND_WITH_IMM:
 		return true;
 	/* Fast registration: kernel consumers' connected QPs. */
-	case IB_UVERBS_WR_SEND_WITH_INV:
-	case IB_UVERBS_WR_LOCAL_INV:
 	case TBRDMA_WR_REG_MR:
 		return !qp->is_user && (type == IB_QPT_RC || type == IB_QPT_UC);
+	/* Invalidation (fast-registration MRs, type 2 windows), binding. */
+	case IB_UVERBS_WR_SEND_WITH_INV:
+	case IB_UVERBS_WR_LOCAL_INV:
+	case IB_UVERBS_WR_BIND_MW:
+		return type == IB_QPT_RC || type == IB_QPT_UC;
 	case IB_UVERBS_WR_RDMA_WRITE:
 	case IB_UVERBS_WR_RDMA_WRITE_WITH_IMM:
 		return type == IB_QPT_RC || type == IB_QPT_UC;
@@ -56,6 +59,8 @@ static enum ib_wc_opcode tbr_wc_opcode(u32 opcode)
 		return IB_WC_LOCAL_INV;
 	case TBRDMA_WR_REG_MR:
 		return IB_WC_REG_MR;
+	case IB_UVERBS_WR_BIND_MW:
+		return IB_WC_BIND_MW;
 	default:
 		return IB_WC_SEND;
 	}
@@ -199,10 +204,11 @@ err:
 /* Work requests that act on this device only: nothing goes to the peer. */
 bool tbr_tx_is_local_op(u32 opcode)
 {
-	return opcode == TBRDMA_WR_REG_MR || opcode == IB_UVERBS_WR_LOCAL_INV;
+	return opcode == TBRDMA_WR_REG_MR || opcode == IB_UVERBS_WR_LOCAL_INV ||
+	       opcode == IB_UVERBS_WR_BIND_MW;
 }
 
-/* Execute a local operation (REG_MR, LOCAL_INV): its completion status. */
+/* Execute a local operation (REG_MR, LOCAL_INV, BIND_MW): its status. */
 enum ib_wc_status tbr_tx_local_op(struct tbr_qp *qp,
 				  const struct tbrdma_send_wqe *wqe)
 {
@@ -212,7 +218,10 @@ enum ib_wc_status tbr_tx_local_op(struct tbr_qp *qp,
 		return tbr_mr_fast_reg(qp->tdev, qp->pdn, wqe->wr.reg.key,
 				       wqe->wr.reg.access, wqe->wr.reg.iova,
 				       wqe->wr.reg.length);
-	return tbr_mr_invalidate(qp->tdev, qp->pdn, wqe->wr.inv.rkey, false);
+	if (wqe->opcode == IB_UVERBS_WR_BIND_MW)
+		return tbr_mw_bind(qp, wqe);
+	return tbr_mr_invalidate(qp->tdev, qp->pdn, qp->ibqp.qp_num,
+				 wqe->wr.inv.rkey, false);
 }
 
 /* Execute one WQE at once: a completion status, or TBR_TX_RNR_WAIT. */

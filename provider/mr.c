@@ -40,3 +40,66 @@ int tbrdma_dereg_mr(struct verbs_mr *vmr)
 		free(vmr);
 	return ret;
 }
+
+/*
+ * Memory windows (kmod/mw.c has the rules).  Allocation and deallocation
+ * are kernel commands; binding is a work request on a QP's send queue.
+ */
+struct ibv_mw *tbrdma_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type)
+{
+	struct ib_uverbs_alloc_mw_resp resp = {};
+	struct ibv_alloc_mw cmd = {};
+	struct ibv_mw *mw;
+	int ret;
+
+	mw = calloc(1, sizeof(*mw));
+	if (!mw)
+		return NULL;
+	ret = ibv_cmd_alloc_mw(pd, type, mw, &cmd, sizeof(cmd), &resp,
+			       sizeof(resp));
+	if (ret) {
+		free(mw);
+		errno = ret;
+		return NULL;
+	}
+	return mw;
+}
+
+int tbrdma_dealloc_mw(struct ibv_mw *mw)
+{
+	int ret;
+
+	ret = ibv_cmd_dealloc_mw(mw);
+	if (!ret)
+		free(mw);
+	return ret;
+}
+
+/*
+ * ibv_bind_mw() (type 1 windows): a BIND_MW work request with the next
+ * rkey (ibv_inc_rkey()), which becomes mw->rkey once posted, as the man
+ * page says; if the bind then completes in error the window keeps its
+ * old rkey, which the application restores (libibverbs cannot know).
+ */
+int tbrdma_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw,
+		   struct ibv_mw_bind *mw_bind)
+{
+	struct ibv_send_wr wr = {
+		.wr_id = mw_bind->wr_id,
+		.opcode = IBV_WR_BIND_MW,
+		.send_flags = mw_bind->send_flags,
+	};
+	struct ibv_send_wr *bad;
+	int ret;
+
+	if (mw->type != IBV_MW_TYPE_1)
+		return EINVAL;
+	wr.bind_mw.mw = mw;
+	wr.bind_mw.rkey = ibv_inc_rkey(mw->rkey);
+	wr.bind_mw.bind_info = mw_bind->bind_info;
+	ret = tbrdma_post_send(qp, &wr, &bad);
+	if (ret)
+		return ret;
+	mw->rkey = wr.bind_mw.rkey;
+	return 0;
+}

@@ -381,6 +381,7 @@ TBRDMA_DECLARE_UVERBS_CMD(ibv_create_srq, ib_uverbs_create_srq);
 TBRDMA_DECLARE_UVERBS_CMD(ibv_modify_srq, ib_uverbs_modify_srq);
 TBRDMA_DECLARE_UVERBS_CMD(ibv_query_srq, ib_uverbs_query_srq);
 TBRDMA_DECLARE_UVERBS_CMD(ibv_reg_mr, ib_uverbs_reg_mr);
+TBRDMA_DECLARE_UVERBS_CMD(ibv_alloc_mw, ib_uverbs_alloc_mw);
 TBRDMA_DECLARE_UVERBS_CMD(ibv_create_ah, ib_uverbs_create_ah);
 TBRDMA_DECLARE_UVERBS_CMD(ibv_post_send, ib_uverbs_post_send);
 
@@ -496,6 +497,12 @@ int ibv_cmd_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 		   struct ibv_reg_mr *cmd, size_t cmd_size,
 		   struct ib_uverbs_reg_mr_resp *resp, size_t resp_size);
 int ibv_cmd_dereg_mr(struct verbs_mr *vmr);
+/* Fills mw (context, pd, rkey, handle, type) from the response. */
+int ibv_cmd_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type,
+		     struct ibv_mw *mw, struct ibv_alloc_mw *cmd,
+		     size_t cmd_size,
+		     struct ib_uverbs_alloc_mw_resp *resp, size_t resp_size);
+int ibv_cmd_dealloc_mw(struct ibv_mw *mw);
 
 /* v44: no request buffer; the helper builds CREATE_AH itself. */
 int ibv_cmd_create_ah(struct ibv_pd *pd, struct ibv_ah *ah,
@@ -559,6 +566,8 @@ _Static_assert(sizeof(struct ibv_create_srq) == 40, "CREATE_SRQ request");
 _Static_assert(sizeof(struct ibv_modify_srq) == 24, "MODIFY_SRQ request");
 _Static_assert(sizeof(struct ibv_query_srq) == 24, "QUERY_SRQ request");
 _Static_assert(sizeof(struct ibv_reg_mr) == 48, "REG_MR request");
+_Static_assert(sizeof(struct ibv_alloc_mw) == 24, "ALLOC_MW request");
+_Static_assert(sizeof(struct ib_uverbs_alloc_mw_resp) == 8, "ALLOC_MW resp");
 _Static_assert(sizeof(struct ibv_create_ah) == 64, "CREATE_AH request");
 /* The doorbell: 32 bytes, in_words 8. */
 _Static_assert(sizeof(struct ibv_post_send) == 32, "POST_SEND request");

@@ -125,7 +125,7 @@ static void tbrdma_free_context(struct ibv_context *ibctx)
 }
 
 /* What the provider implements; NULL members keep libibverbs' defaults,
- * which fail with EOPNOTSUPP/ENOSYS (e.g. MWs, rereg). */
+ * which fail with EOPNOTSUPP/ENOSYS (e.g. rereg, XRC). */
 static const struct verbs_context_ops tbrdma_ctx_ops = {
 	.query_device_ex = tbrdma_query_device_ex,
 	.query_port = tbrdma_query_port,
@@ -157,6 +157,9 @@ static const struct verbs_context_ops tbrdma_ctx_ops = {
 
 	.reg_mr = tbrdma_reg_mr,
 	.dereg_mr = tbrdma_dereg_mr,
+	.alloc_mw = tbrdma_alloc_mw,
+	.dealloc_mw = tbrdma_dealloc_mw,
+	.bind_mw = tbrdma_bind_mw,
 
 	.create_ah = tbrdma_create_ah,
 	.destroy_ah = tbrdma_destroy_ah,

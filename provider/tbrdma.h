@@ -291,6 +291,10 @@ uint32_t tbrdma_wq_max_wr(const struct tbrdma_wq *wq, uint32_t granted);
 struct ibv_mr *tbrdma_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 			     uint64_t hca_va, int access);
 int tbrdma_dereg_mr(struct verbs_mr *vmr);
+struct ibv_mw *tbrdma_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type);
+int tbrdma_dealloc_mw(struct ibv_mw *mw);
+int tbrdma_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw,
+		   struct ibv_mw_bind *mw_bind);
 
 /* ah.c */
 struct ibv_ah *tbrdma_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr);

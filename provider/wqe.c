@@ -25,6 +25,10 @@ _Static_assert(SAME_VALUE(IBV_WR_ATOMIC_CMP_AND_SWP,
 			  IB_UVERBS_WR_ATOMIC_CMP_AND_SWP), "opcode");
 _Static_assert(SAME_VALUE(IBV_WR_ATOMIC_FETCH_AND_ADD,
 			  IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD), "opcode");
+_Static_assert(SAME_VALUE(IBV_WR_LOCAL_INV, IB_UVERBS_WR_LOCAL_INV), "opcode");
+_Static_assert(SAME_VALUE(IBV_WR_BIND_MW, IB_UVERBS_WR_BIND_MW), "opcode");
+_Static_assert(SAME_VALUE(IBV_WR_SEND_WITH_INV, IB_UVERBS_WR_SEND_WITH_INV),
+	       "opcode");
 
 /* WQE send_flags are the IBV_SEND_* bits. */
 _Static_assert(TBRDMA_WQE_FENCE == IBV_SEND_FENCE, "send flag");
@@ -41,6 +45,9 @@ _Static_assert(SAME_VALUE(IBV_WC_RDMA_READ, IB_UVERBS_WC_RDMA_READ),
 _Static_assert(SAME_VALUE(IBV_WC_COMP_SWAP, IB_UVERBS_WC_COMP_SWAP),
 	       "wc opcode");
 _Static_assert(SAME_VALUE(IBV_WC_FETCH_ADD, IB_UVERBS_WC_FETCH_ADD),
+	       "wc opcode");
+_Static_assert(SAME_VALUE(IBV_WC_BIND_MW, IB_UVERBS_WC_BIND_MW), "wc opcode");
+_Static_assert(SAME_VALUE(IBV_WC_LOCAL_INV, IB_UVERBS_WC_LOCAL_INV),
 	       "wc opcode");
 
 /* A libibverbs SGE has the ring's SGE layout; we still copy by field. */
@@ -63,21 +70,31 @@ static bool opcode_allowed(enum ibv_wr_opcode opcode, enum ibv_qp_type type)
 		       type == IBV_QPT_UD;
 	case IBV_WR_RDMA_WRITE:
 	case IBV_WR_RDMA_WRITE_WITH_IMM:
+	/* Memory windows: binding and invalidation on connected QPs. */
+	case IBV_WR_BIND_MW:
+	case IBV_WR_LOCAL_INV:
+	case IBV_WR_SEND_WITH_INV:
 		return type == IBV_QPT_RC || type == IBV_QPT_UC;
 	case IBV_WR_RDMA_READ:
 	case IBV_WR_ATOMIC_CMP_AND_SWP:
 	case IBV_WR_ATOMIC_FETCH_AND_ADD:
 		return type == IBV_QPT_RC;
 	default:
-		/* MW binding, LOCAL_INV, SEND_WITH_INV, TSO, ATOMIC_WRITE,
-		 * driver opcodes: not offered by the device. */
+		/* TSO, ATOMIC_WRITE, FLUSH, driver opcodes: not offered
+		 * by the device. */
 		return false;
 	}
 }
 
+/* BIND_MW and LOCAL_INV act on this device's keys: they have no payload. */
+static bool opcode_has_payload(enum ibv_wr_opcode opcode)
+{
+	return opcode != IBV_WR_BIND_MW && opcode != IBV_WR_LOCAL_INV;
+}
+
 static bool opcode_reads_into_sges(enum ibv_wr_opcode opcode)
 {
-	return opcode == IBV_WR_RDMA_READ ||
+	return !opcode_has_payload(opcode) || opcode == IBV_WR_RDMA_READ ||
 	       opcode == IBV_WR_ATOMIC_CMP_AND_SWP ||
 	       opcode == IBV_WR_ATOMIC_FETCH_AND_ADD;
 }
@@ -136,6 +153,23 @@ void tbrdma_send_wqe_set_atomic(struct tbrdma_send_wqe *wqe,
 	wqe->wr.atomic.compare_add = compare_add;
 	wqe->wr.atomic.swap = swap;
 	wqe->wr.atomic.rkey = rkey;
+}
+
+void tbrdma_send_wqe_set_inv(struct tbrdma_send_wqe *wqe, uint32_t rkey)
+{
+	wqe->wr.inv.rkey = rkey;
+}
+
+void tbrdma_send_wqe_set_bind(struct tbrdma_send_wqe *wqe, uint32_t mw_rkey,
+			      uint32_t new_rkey,
+			      const struct ibv_mw_bind_info *info)
+{
+	wqe->wr.bind.mw_rkey = mw_rkey;
+	wqe->wr.bind.rkey = new_rkey;
+	wqe->wr.bind.mr_lkey = info->mr ? info->mr->lkey : 0;
+	wqe->wr.bind.addr = info->addr;
+	wqe->wr.bind.length = info->length;
+	wqe->wr.bind.access = info->mw_access_flags;
 }
 
 int tbrdma_send_wqe_set_ud(struct tbrdma_send_wqe *wqe, struct ibv_ah *ah,
@@ -239,12 +273,26 @@ int tbrdma_build_send_wqe(const struct ibv_send_wr *wr,
 						   wr->wr.atomic.swap,
 						   wr->wr.atomic.rkey);
 			break;
+		case IBV_WR_LOCAL_INV:
+		case IBV_WR_SEND_WITH_INV:
+			tbrdma_send_wqe_set_inv(&wqe, wr->invalidate_rkey);
+			break;
+		case IBV_WR_BIND_MW:
+			if (!wr->bind_mw.mw)
+				return EINVAL;
+			tbrdma_send_wqe_set_bind(&wqe, wr->bind_mw.mw->rkey,
+						 wr->bind_mw.rkey,
+						 &wr->bind_mw.bind_info);
+			break;
 		default:
 			break;
 		}
 	}
 
-	if (wr->send_flags & IBV_SEND_INLINE) {
+	if (!opcode_has_payload(wr->opcode)) {
+		/* No SGEs (num_sge and sg_list are not looked at). */
+		ret = 0;
+	} else if (wr->send_flags & IBV_SEND_INLINE) {
 		/* The SGEs name the bytes to gather; their lkeys are unused. */
 		ret = tbrdma_send_wqe_inline_start(&wqe);
 		for (i = 0; !ret && i < wr->num_sge; i++)
@@ -317,6 +365,8 @@ void tbrdma_cqe_to_wc(const struct tbrdma_cqe *cqe, struct ibv_wc *wc)
 		flags |= IBV_WC_WITH_IMM;
 	if (cqe->wc_flags & TBRDMA_CQE_GRH)
 		flags |= IBV_WC_GRH;
+	if (cqe->wc_flags & TBRDMA_CQE_WITH_INV)
+		flags |= IBV_WC_WITH_INV;
 
 	wc->wr_id = cqe->wr_id;
 	wc->status = (enum ibv_wc_status)cqe->status;
@@ -324,6 +374,8 @@ void tbrdma_cqe_to_wc(const struct tbrdma_cqe *cqe, struct ibv_wc *wc)
 	wc->vendor_err = cqe->vendor_err;
 	wc->byte_len = cqe->byte_len;
 	wc->imm_data = cqe->imm_data;		/* big endian on both sides */
+	if (cqe->wc_flags & TBRDMA_CQE_WITH_INV)	/* shares imm_data's place */
+		wc->invalidated_rkey = cqe->invalidate_rkey;
 	wc->qp_num = cqe->qp_num;
 	wc->src_qp = cqe->src_qp;
 	wc->wc_flags = flags;

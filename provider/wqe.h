@@ -16,7 +16,8 @@
  * Write the send WQE for wr into slot (slot_size bytes) of a QP of type
  * qp_type.  Returns 0, or EINVAL when the WR cannot be posted: an opcode
  * the QP type does not allow (UD: SEND, SEND_WITH_IMM; UC: no READ or
- * atomics; RC: no MW/LOCAL_INV/TSO/... either), unknown send_flags, more
+ * atomics; RC, UC: no TSO/ATOMIC_WRITE/FLUSH; BIND_MW, LOCAL_INV: no
+ * payload, their SGEs are ignored), unknown send_flags, more
  * SGEs than caps->max_sge, more inline bytes than caps->max_inline,
  * INLINE with READ or an atomic, a UD WR without an AH.  Nothing but slot
  * is written; on error the slot may hold a partial WQE (it is not
@@ -55,6 +56,12 @@ void tbrdma_send_wqe_set_rdma(struct tbrdma_send_wqe *wqe,
 void tbrdma_send_wqe_set_atomic(struct tbrdma_send_wqe *wqe,
 				uint64_t remote_addr, uint64_t compare_add,
 				uint64_t swap, uint32_t rkey);
+/* LOCAL_INV, SEND_WITH_INV: the rkey to invalidate. */
+void tbrdma_send_wqe_set_inv(struct tbrdma_send_wqe *wqe, uint32_t rkey);
+/* BIND_MW: the window (by its current rkey), its new rkey, what to bind. */
+void tbrdma_send_wqe_set_bind(struct tbrdma_send_wqe *wqe, uint32_t mw_rkey,
+			      uint32_t new_rkey,
+			      const struct ibv_mw_bind_info *info);
 /* EINVAL without an AH. */
 int tbrdma_send_wqe_set_ud(struct tbrdma_send_wqe *wqe, struct ibv_ah *ah,
 			   uint32_t remote_qpn, uint32_t remote_qkey);
@@ -63,7 +70,8 @@ int tbrdma_send_wqe_set_sges(struct tbrdma_send_wqe *wqe, void *slot,
 			     size_t slot_size,
 			     const struct tbrdma_wq_caps *caps,
 			     const struct ibv_sge *sg_list, size_t num_sge);
-/* EINVAL for READ and atomics: their data goes into local memory. */
+/* EINVAL for READ and atomics (their data goes into local memory) and for
+ * BIND_MW and LOCAL_INV (no data). */
 int tbrdma_send_wqe_inline_start(struct tbrdma_send_wqe *wqe);
 /* Append len bytes; EINVAL past caps->max_inline or the slot's end. */
 int tbrdma_send_wqe_inline_add(struct tbrdma_send_wqe *wqe, void *slot,

@@ -32,14 +32,16 @@
 enum {
 	TBRDMA_SEND_OPS_UD = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM,
 	TBRDMA_SEND_OPS_UC = TBRDMA_SEND_OPS_UD | IBV_QP_EX_WITH_RDMA_WRITE |
-			     IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM,
+			     IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |
+			     IBV_QP_EX_WITH_BIND_MW | IBV_QP_EX_WITH_LOCAL_INV |
+			     IBV_QP_EX_WITH_SEND_WITH_INV,
 	TBRDMA_SEND_OPS_RC = TBRDMA_SEND_OPS_UC | IBV_QP_EX_WITH_RDMA_READ |
 			     IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
 			     IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD,
 };
 
-/* The same transport rules as wqe.c's opcode_allowed(); no MW binding,
- * LOCAL_INV, SEND_WITH_INV, TSO, ATOMIC_WRITE or FLUSH anywhere. */
+/* The same transport rules as wqe.c's opcode_allowed(); no TSO,
+ * ATOMIC_WRITE or FLUSH anywhere. */
 int tbrdma_wr_check_send_ops(enum ibv_qp_type qp_type,
 			     uint64_t send_ops_flags)
 {
@@ -201,6 +203,40 @@ static void tbrdma_wr_atomic_fetch_add(struct ibv_qp_ex *ibqpx, uint32_t rkey,
 		tbrdma_send_wqe_set_atomic(&b->cur, remote_addr, add, 0, rkey);
 }
 
+static void tbrdma_wr_send_inv(struct ibv_qp_ex *ibqpx,
+			       uint32_t invalidate_rkey)
+{
+	struct tbrdma_wr_batch *b = wr_open(ibqpx, IBV_WR_SEND_WITH_INV, 0);
+
+	if (b)
+		tbrdma_send_wqe_set_inv(&b->cur, invalidate_rkey);
+}
+
+/* LOCAL_INV and BIND_MW need no setter: they carry no payload. */
+static void tbrdma_wr_local_inv(struct ibv_qp_ex *ibqpx,
+				uint32_t invalidate_rkey)
+{
+	struct tbrdma_wr_batch *b = wr_open(ibqpx, IBV_WR_LOCAL_INV, 0);
+
+	if (b)
+		tbrdma_send_wqe_set_inv(&b->cur, invalidate_rkey);
+}
+
+static void tbrdma_wr_bind_mw(struct ibv_qp_ex *ibqpx, struct ibv_mw *mw,
+			      uint32_t rkey,
+			      const struct ibv_mw_bind_info *bind_info)
+{
+	struct tbrdma_wr_batch *b = wr_open(ibqpx, IBV_WR_BIND_MW, 0);
+
+	if (!b)
+		return;
+	if (!mw || !bind_info) {
+		wr_fail(b, EINVAL);
+		return;
+	}
+	tbrdma_send_wqe_set_bind(&b->cur, mw->rkey, rkey, bind_info);
+}
+
 /* ---- setters ------------------------------------------------------------- */
 
 static void tbrdma_wr_set_ud_addr(struct ibv_qp_ex *ibqpx, struct ibv_ah *ah,
@@ -339,6 +375,12 @@ void tbrdma_wr_init_qp(struct tbrdma_qp *qp, uint64_t send_ops_flags)
 		x->wr_atomic_cmp_swp = tbrdma_wr_atomic_cmp_swp;
 	if (send_ops_flags & IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
 		x->wr_atomic_fetch_add = tbrdma_wr_atomic_fetch_add;
+	if (send_ops_flags & IBV_QP_EX_WITH_SEND_WITH_INV)
+		x->wr_send_inv = tbrdma_wr_send_inv;
+	if (send_ops_flags & IBV_QP_EX_WITH_LOCAL_INV)
+		x->wr_local_inv = tbrdma_wr_local_inv;
+	if (send_ops_flags & IBV_QP_EX_WITH_BIND_MW)
+		x->wr_bind_mw = tbrdma_wr_bind_mw;
 
 	x->wr_set_ud_addr = tbrdma_wr_set_ud_addr;
 	x->wr_set_sge = tbrdma_wr_set_sge;

@@ -156,9 +156,13 @@ struct tbrdma_sge {
  * TBRDMA_WR_REG_MR.
  *
  * Kernel QPs only (the kernel completes them in error on a user QP): the
- * fast-registration work requests of kernel consumers, TBRDMA_WR_REG_MR
- * (the value of the kernel's IB_WR_REG_MR) with wr.reg, and
- * IB_UVERBS_WR_LOCAL_INV and IB_UVERBS_WR_SEND_WITH_INV with wr.inv.
+ * fast-registration work request of kernel consumers, TBRDMA_WR_REG_MR
+ * (the value of the kernel's IB_WR_REG_MR) with wr.reg.
+ *
+ * RC and UC QPs, user and kernel: IB_UVERBS_WR_LOCAL_INV and
+ * IB_UVERBS_WR_SEND_WITH_INV with wr.inv (a fast-registration MR's key or
+ * a type 2 memory window's rkey), and IB_UVERBS_WR_BIND_MW with wr.bind
+ * (user QPs: ibv_bind_mw() for type 1 windows, IBV_WR_BIND_MW for type 2).
  */
 #define TBRDMA_WR_REG_MR		0x20
 
@@ -199,6 +203,14 @@ struct tbrdma_send_wqe {
 			__u32 rkey;	/* the key to invalidate */
 			__u32 reserved;
 		} inv;
+		struct {	/* BIND_MW: the window is mw_rkey >> 8 */
+			__aligned_u64 addr;	/* first byte, in the MR */
+			__aligned_u64 length;	/* 0: type 1 only, unbind */
+			__u32 mw_rkey;	/* the window's rkey as allocated/bound */
+			__u32 rkey;	/* the new rkey: low 8 bits used */
+			__u32 mr_lkey;	/* the MR (needs IBV_ACCESS_MW_BIND) */
+			__u32 access;	/* IBV_ACCESS_REMOTE_* (+ LOCAL_WRITE) */
+		} bind;
 	} wr;
 };
 

@@ -106,7 +106,11 @@ static int expect_ok(enum ibv_wr_opcode op, enum ibv_qp_type type)
 		return 1;
 	case IBV_WR_RDMA_WRITE:
 	case IBV_WR_RDMA_WRITE_WITH_IMM:
+	case IBV_WR_LOCAL_INV:
+	case IBV_WR_SEND_WITH_INV:
 		return type != IBV_QPT_UD;
+	case IBV_WR_BIND_MW:	/* make_wr() names no window: EINVAL */
+		return 0;
 	case IBV_WR_RDMA_READ:
 	case IBV_WR_ATOMIC_CMP_AND_SWP:
 	case IBV_WR_ATOMIC_FETCH_AND_ADD:
@@ -501,8 +505,13 @@ static void test_cqe(void)
 	cqe.wc_flags = TBRDMA_CQE_WITH_IMM;
 	tbrdma_cqe_to_wc(&cqe, &wc);
 	is_int(wc.sl, 0, "no GRH: sl 0 whatever network_hdr_type says");
+	cqe.wc_flags = TBRDMA_CQE_WITH_INV;
+	cqe.invalidate_rkey = 0x1234;
+	tbrdma_cqe_to_wc(&cqe, &wc);
+	ok(wc.wc_flags == IBV_WC_WITH_INV && wc.invalidated_rkey == 0x1234,
+	   "TBRDMA_CQE_WITH_INV -> IBV_WC_WITH_INV, invalidated_rkey");
 	cqe.network_hdr_type = 0;
-	cqe.wc_flags = 0xfffffffc;
+	cqe.wc_flags = 0xfffffff8;
 	tbrdma_cqe_to_wc(&cqe, &wc);
 	is_int(wc.wc_flags, 0, "unknown CQE flags are not passed on");
 	cqe.status = IBV_WC_SUCCESS;
@@ -547,6 +556,53 @@ static void test_doorbell(void)
 	diag("doorbell bytes (qp_handle 0x2a): %s", hex);
 }
 
+/* Memory windows: BIND_MW and LOCAL_INV carry their keys, no payload. */
+static void test_mw(void)
+{
+	const struct tbrdma_send_wqe *w = (const void *)buf.bytes;
+	struct ibv_mr mr = { .lkey = 0x4242 };
+	struct ibv_mw mw = { .rkey = 0x1200, .type = IBV_MW_TYPE_2 };
+	struct ibv_send_wr wr = make_wr(IBV_WR_BIND_MW, 33);
+
+	wr.bind_mw.mw = &mw;
+	wr.bind_mw.rkey = 0x1201;
+	wr.bind_mw.bind_info.mr = &mr;
+	wr.bind_mw.bind_info.addr = 0x10000;
+	wr.bind_mw.bind_info.length = 0x2000;
+	wr.bind_mw.bind_info.mw_access_flags = IBV_ACCESS_REMOTE_WRITE;
+	wr.send_flags = IBV_SEND_SIGNALED | IBV_SEND_INLINE;
+	is_int(build(&wr, IBV_QPT_RC, &caps, SLOT_SIZE), 0,
+	       "BIND_MW: accepted, its (too many) SGEs ignored");
+	ok(w->opcode == IBV_WR_BIND_MW && w->num_sge == 0 &&
+	   w->inline_len == 0 && !(w->send_flags & TBRDMA_WQE_INLINE),
+	   "BIND_MW: no payload");
+	ok(w->wr.bind.mw_rkey == 0x1200 && w->wr.bind.rkey == 0x1201 &&
+	   w->wr.bind.mr_lkey == 0x4242 && w->wr.bind.addr == 0x10000 &&
+	   w->wr.bind.length == 0x2000 &&
+	   w->wr.bind.access == IBV_ACCESS_REMOTE_WRITE,
+	   "BIND_MW: window, new rkey, MR, range, access");
+	ok(guard_intact(sizeof(*w)), "BIND_MW: nothing past the header");
+	wr.bind_mw.bind_info.mr = NULL;
+	wr.bind_mw.bind_info.length = 0;
+	is_int(build(&wr, IBV_QPT_RC, &caps, SLOT_SIZE), 0,
+	       "BIND_MW without an MR (a type 1 unbind): accepted");
+	is_int(w->wr.bind.mr_lkey, 0, "BIND_MW without an MR: lkey 0");
+	is_int(build(&wr, IBV_QPT_UD, &caps, SLOT_SIZE), EINVAL,
+	       "BIND_MW on UD: EINVAL");
+
+	wr = make_wr(IBV_WR_LOCAL_INV, 2);
+	wr.invalidate_rkey = 0xabcd01;
+	is_int(build(&wr, IBV_QPT_UC, &caps, SLOT_SIZE), 0, "LOCAL_INV on UC");
+	ok(w->wr.inv.rkey == 0xabcd01 && w->num_sge == 0,
+	   "LOCAL_INV: the rkey, no SGEs");
+	wr = make_wr(IBV_WR_SEND_WITH_INV, 2);
+	wr.invalidate_rkey = 0xabcd02;
+	is_int(build(&wr, IBV_QPT_RC, &caps, SLOT_SIZE), 0,
+	       "SEND_WITH_INV on RC");
+	ok(w->wr.inv.rkey == 0xabcd02 && w->num_sge == 2 &&
+	   w->imm_data == 0, "SEND_WITH_INV: the rkey, its SGEs, no imm");
+}
+
 int main(void)
 {
 	plan(NO_PLAN);
@@ -559,5 +615,6 @@ int main(void)
 	test_recv();
 	test_cqe();
 	test_doorbell();
+	test_mw();
 	return done();
 }
