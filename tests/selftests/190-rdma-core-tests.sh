@@ -16,9 +16,11 @@ python3 -c 'import pyverbs' 2>/dev/null || skip "python3-pyverbs is not installe
 verbs_setup
 verbs_is_rxe && skip "compares tbrdma with rxe itself"
 
-# Passing on rxe, not offered by tbrdma (yet): memory windows (MW alloc,
-# bind, invalidate).
-not_offered='^tests\.test_mr\.MWTest\.|^tests\.test_qpex\.QpExTestCase\.test_qp_ex_rc_bind_mw$'
+# Passing on rxe, not offered by tbrdma (yet): none.  The memory-window
+# tests (test_mr.MWTest, test_qpex ... test_qp_ex_rc_bind_mw) must pass:
+# they are listed in required below.
+not_offered='^$'
+required='^tests\.test_mr\.MWTest\.test_(mw_type1|invalidate_mw_type1|mw_type2|mw_type2_invalidate_local|mw_type2_invalidate_remote|mw_type2_invalidate_dealloc)$|^tests\.test_qpex\.QpExTestCase\.test_qp_ex_rc_bind_mw$'
 
 # Debian installs some of the modules gzipped; Python imports them unpacked.
 work=/tmp/rdma-core-tests
@@ -41,7 +43,7 @@ wait_for "[[ \$(</sys/class/infiniband/r0/ports/1/gids/$TBR_TEST_GID) == 0000:00
 	fail "r0: no IPv4 GID at index $TBR_TEST_GID"
 run_suite r0 "$TBRDMA_OUT/rxe.log"
 
-python3 - "$TBRDMA_OUT/tbrdma.log" "$TBRDMA_OUT/rxe.log" "$not_offered" <<'PY'
+python3 - "$TBRDMA_OUT/tbrdma.log" "$TBRDMA_OUT/rxe.log" "$not_offered" "$required" <<'PY'
 import re, sys
 from collections import Counter
 
@@ -55,6 +57,7 @@ def kind(v):
 
 tbr, rxe = results(sys.argv[1]), results(sys.argv[2])
 allowed = re.compile(sys.argv[3])
+required = re.compile(sys.argv[4])
 for name, res in (('tbrdma', tbr), ('rxe', rxe)):
     print(f'{name}: {len(res)} tests,',
           ', '.join(f'{n} {k}' for k, n in sorted(Counter(map(kind, res.values())).items())))
@@ -73,6 +76,14 @@ for t, v in sorted(rxe.items()):
 for t, v in sorted(tbr.items()):
     if v == 'ok' and rxe.get(t) != 'ok':
         print(f'tbrdma only: {t} (rxe: {rxe.get(t)})')
+# Required on tbrdma whatever rxe does: seven memory-window tests.
+req = sorted(t for t in tbr if required.search(t))
+if len(req) != 7:
+    bad.append(f'{len(req)} of the 7 required memory-window tests found')
+for t in req:
+    if tbr[t] != 'ok':
+        bad.append(f'{t}: required, {tbr[t]} on tbrdma')
+print(f'required (memory windows): {sum(tbr[t] == "ok" for t in req)} of {len(req)} ok')
 for b in bad:
     print('FAIL:', b)
 sys.exit(1 if bad else 0)
