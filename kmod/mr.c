@@ -19,6 +19,10 @@
  * LOCAL_INV, or a peer's SEND_WITH_INV, makes it FREE again.  Lookups of a
  * fast-registration MR check state, key, PD, access and bounds under the
  * MR's lock, so a key stops working the moment it is invalidated.
+ *
+ * Memory windows (mw.c) take their rkeys from the same table: an entry of
+ * type TBR_MR_MW names no memory itself (tbr_mr_get() refuses it as an
+ * lkey), and tbr_mr_get_remote() follows it to the MR it is bound to.
  */
 #include <linux/log2.h>
 #include <linux/mm.h>
@@ -36,7 +40,7 @@ static const int tbr_mr_access_mask = IB_ACCESS_LOCAL_WRITE |
 
 /* A new key, not yet findable (tbr_mr_publish); also a window's (mw.c). */
 struct tbr_mr *tbr_mr_alloc(struct tbr_dev *tdev, struct tbr_pd *pd,
-				   int access)
+			    int access)
 {
 	struct tbr_mr *mr;
 	u32 index;

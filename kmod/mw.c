@@ -18,7 +18,9 @@
  *
  * A bound window counts in its MR's mw_count, under the MR's lock; while
  * that is not 0 the MR cannot be deregistered (EBUSY), so the MR a window
- * points to is always alive.  Locks: a window's lock, then its MR's.
+ * points to is always alive.  Locks: a window's lock, then its MR's.  The
+ * dying flags (a window's, an MR's), set under the lock, make a bind that
+ * races with dealloc or dereg fail instead of leaving a binding behind.
  */
 #include "tbrdma.h"
 
@@ -67,11 +69,17 @@ int tbr_dealloc_mw(struct ib_mw *ibmw)
 	struct tbr_mr *mw = to_tmw(ibmw)->ent;
 	unsigned long flags;
 
-	xa_erase(&tdev->mr_xa, TBR_KEY_INDEX(mw->key));
 	spin_lock_irqsave(&mw->lock, flags);
+	mw->dying = true;	/* a bind racing with us fails from now on */
 	mw->state = TBR_MR_FREE;
 	tbr_mw_unbind(mw);
+	/*
+	 * The index is still ours: its next key starts after the window's
+	 * last one, not after its first (binds moved the low byte on).
+	 */
+	tdev->mr_gen[TBR_KEY_INDEX(mw->key)] = mw->key & 0xff;
 	spin_unlock_irqrestore(&mw->lock, flags);
+	xa_erase(&tdev->mr_xa, TBR_KEY_INDEX(mw->key));
 	if (!refcount_dec_and_test(&mw->users))
 		wait_for_completion(&mw->released);
 	kfree_rcu(mw, rcu);
@@ -136,7 +144,8 @@ enum ib_wc_status tbr_mw_bind(struct tbr_qp *qp,
 
 	spin_lock_irqsave(&mw->lock, flags);
 	/* o10-37.2.30: a type 2 window must be FREE to be bound. */
-	if (mw->mw_type == IB_MW_TYPE_2 && mw->state != TBR_MR_FREE)
+	if (mw->dying ||
+	    (mw->mw_type == IB_MW_TYPE_2 && mw->state != TBR_MR_FREE))
 		goto out_unlock;
 	if (mr) {
 		spin_lock_nested(&mr->lock, SINGLE_DEPTH_NESTING);

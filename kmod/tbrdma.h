@@ -130,7 +130,7 @@ struct tbr_mr {
 	struct tbr_mr *mw_mr;
 	/* An MR that windows may bind to: how many are, under @lock. */
 	u32 mw_count;
-	bool dying;		/* deregistering: no new bindings */
+	bool dying;		/* dereg/dealloc begun: no new bindings */
 	struct ib_umem *umem;
 	struct page **pages;	/* TBR_MR_USER: every page of the region */
 	void *kva;		/* TBR_MR_USER: all of them, mapped contiguously */
@@ -140,8 +140,10 @@ struct tbr_mr {
 	struct rcu_head rcu;	/* lookups may still read it after xa_erase */
 };
 
-/* A memory window: its key lives in a tbr_mr of type TBR_MR_MW, freed
- * after an RCU grace period (the core frees the ib_mw at once). */
+/*
+ * A memory window: its key lives in a tbr_mr of type TBR_MR_MW, freed
+ * after an RCU grace period (the core frees the ib_mw at once).
+ */
 struct tbr_mw {
 	struct ib_mw ibmw;
 	struct tbr_mr *ent;
