@@ -186,6 +186,15 @@ static bool pd_busy(struct vstate *s, struct ibv_pd *pd)
 	return false;
 }
 
+/* Is there a live memory window in PD (one may be bound to its MRs)? */
+static bool mw_in_pd(struct vstate *s, struct ibv_pd *pd)
+{
+	for (int i = 0; i < NMW; i++)
+		if (s->mw[i] && s->mw[i]->pd == pd)
+			return true;
+	return false;
+}
+
 static bool cq_busy(struct vstate *s, struct ibv_cq *cq)
 {
 	for (int i = 0; i < NQP; i++)
@@ -297,6 +306,7 @@ static void op_mr(struct vstate *s)
 {
 	struct ibv_mr **p = SLOT(s, s->mr);
 	struct rng *r = &s->r;
+	int ret;
 
 	if (!*p) {
 		struct ibv_pd *pd = LIVE(s, s->pd);
@@ -323,7 +333,14 @@ static void op_mr(struct vstate *s)
 		fuzz_ptr("reg_mr", *p);
 		return;
 	}
-	if (check_destroy("dereg_mr", ibv_dereg_mr(*p), false))
+	/* A window of its PD may be bound to it: then EBUSY is right
+	 * (IB spec 10.6.7.2.6); which binds succeeded is not tracked. */
+	ret = ibv_dereg_mr(*p);
+	if (ret == EBUSY && mw_in_pd(s, (*p)->pd)) {
+		fuzz_ret("dereg_mr", ret);
+		return;
+	}
+	if (check_destroy("dereg_mr", ret, false))
 		*p = NULL;
 }
 
@@ -338,6 +355,26 @@ static void op_mw(struct vstate *s)
 		*p = ibv_alloc_mw(pd, chance(&s->r, 50) ? IBV_MW_TYPE_1 :
 							  IBV_MW_TYPE_2);
 		fuzz_ptr("alloc_mw", *p);
+		return;
+	}
+	if (chance(&s->r, 50)) {
+		/* ibv_bind_mw (type 1; libibverbs refuses others) on any QP. */
+		struct ibv_mr *mr = LIVE(s, s->mr);
+		struct ibv_qp *qp = LIVE(s, s->qp);
+		struct ibv_mw_bind b = {
+			.wr_id = fuzz_wr_id(&s->r),
+			.send_flags = chance(&s->r, 80) ? IBV_SEND_SIGNALED : 0,
+			.bind_info = {
+				.mr = mr,
+				.addr = mr ? (uintptr_t)mr->addr +
+					rnd(&s->r, (uint32_t)mr->length) : 0,
+				.length = mr ? rnd(&s->r, 8192) : 0,
+				.mw_access_flags = rnd_access(&s->r),
+			},
+		};
+
+		if (qp)
+			fuzz_ret("bind_mw", ibv_bind_mw(qp, *p, &b));
 		return;
 	}
 	if (check_destroy("dealloc_mw", ibv_dealloc_mw(*p), false))
@@ -718,6 +755,22 @@ static void op_post_send(struct vstate *s, struct ibv_qp *qp)
 			wr[i].wr.atomic.rkey = rnd_key(s, true);
 			wr[i].wr.atomic.compare_add = rnd_u64(r);
 			wr[i].wr.atomic.swap = rnd_u64(r);
+		} else if (wr[i].opcode == IBV_WR_BIND_MW) {
+			/* The provider reads the window and the MR through
+			 * these pointers, as every provider does: real objects
+			 * (of any PD) or none; the rest is random. */
+			wr[i].bind_mw.mw = LIVE(s, s->mw);
+			wr[i].bind_mw.rkey = rnd_u32(r);
+			wr[i].bind_mw.bind_info.mr = chance(r, 80) ? mr : NULL;
+			wr[i].bind_mw.bind_info.addr = mr && chance(r, 70) ?
+				(uintptr_t)mr->addr + rnd(r, (uint32_t)mr->length) :
+				rnd_addr(s, 64);
+			wr[i].bind_mw.bind_info.length = chance(r, 80) ?
+				rnd(r, 8192) : rnd_u64(r);
+			wr[i].bind_mw.bind_info.mw_access_flags = rnd_access(r);
+			if (wr[i].bind_mw.mw && chance(r, 70))
+				wr[i].bind_mw.rkey =
+					ibv_inc_rkey(wr[i].bind_mw.mw->rkey);
 		} else {
 			wr[i].wr.rdma.remote_addr = mr && chance(r, 70) ?
 				(uintptr_t)mr->addr + rnd(r, (uint32_t)mr->length) :

@@ -26,6 +26,9 @@
  *   dereg-busy    ibv_dereg_mr of an MR with a bound window: EBUSY; after
  *                 the window is gone it works
  *   wr-api        ibv_wr_bind_mw and ibv_wr_local_inv (extended QPs)
+ *   exit-bound    a process exits with bound windows of both types: the
+ *                 kernel cleans up (276-mw.sh compares the device's
+ *                 objects before and after, the harness checks dmesg)
  *
  * Usage: mw [-d DEV] [-g GID] [--dev2 DEV --gid2 GID] [--only CASE,...]
  * Prints TAP; exits 0 only if every check passed.
@@ -35,6 +38,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "../unit/tap.h"
 #include "vutil.h"
@@ -794,6 +799,39 @@ static int case_wr_api(void)
 	return tap_failed == f0;
 }
 
+static int case_exit_bound(void)
+{
+	int status = -1;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		struct ibv_mw *m1, *m2;
+		struct ends e;
+		uint32_t key;
+
+		/* Contexts of its own: those inherited stay the parent's. */
+		if (vctx_open(&V1, dev1, gid1) ||
+		    (dev2 && vctx_open(&V2s, dev2, gid2)))
+			_exit(1);
+		if (ends_new(&e, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND))
+			_exit(2);
+		m1 = ibv_alloc_mw(e.tpd, IBV_MW_TYPE_1);
+		m2 = ibv_alloc_mw(e.tpd, IBV_MW_TYPE_2);
+		if (!m1 || !m2)
+			_exit(3);
+		key = m2->rkey;
+		if (bind1(&e, 0, m1, e.tmr, WOFF, WLEN, RW) ||
+		    bind2(&e, 1, m2, &key, e.tmr, 0, WOFF, RW))
+			_exit(4);
+		_exit(0);	/* everything still bound and allocated */
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		return ok(0, "exit-bound: fork/wait");
+	return ok(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		  "exit-bound: a child bound two windows and exited (status %#x)",
+		  status);
+}
+
 static const struct {
 	const char *name;
 	int (*fn)(void);
@@ -807,6 +845,7 @@ static const struct {
 	{ "keys", case_keys },
 	{ "dereg-busy", case_dereg_busy },
 	{ "wr-api", case_wr_api },
+	{ "exit-bound", case_exit_bound },
 	{ NULL, NULL },
 };
 
