@@ -3,22 +3,26 @@
  * --export-gguf: write the synthetic model as a GGUF file of the llama
  * architecture, tensors in the requested type (norms stay F32, as in
  * llama.cpp's files). Loading it gives the same bits as the synthetic
- * weights of that type, which the tests use.
+ * weights of that type, which the tests use. A K-quant tensor whose rows
+ * are not a multiple of 256 falls back to the type llama.cpp's quantizer
+ * uses then (tp_type_for_cols), with a note on stderr.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "export.h"
+#include "quant.h"
 #include "gguf.h"
 #include "model.h"
 #include "tokenizer.h"
 #include "util.h"
 
 static void add(struct gguf_writer *gw, const struct tp_config *c,
-		uint64_t seed, enum tp_type type, const char *fmt, int layer,
+		uint64_t seed, enum tp_type want, const char *fmt, int layer,
 		int tensor, int rows, int cols)
 {
+	enum tp_type type = tp_type_for_cols(want, cols);
 	size_t stride = tp_type_bytes(type, (size_t)cols);
 	unsigned char *data = tp_calloc((size_t)rows, stride);
 	float *tmp = tp_calloc((size_t)cols, sizeof(float));
@@ -26,6 +30,12 @@ static void add(struct gguf_writer *gw, const struct tp_config *c,
 	char name[96];
 	int i, j;
 
+	snprintf(name, sizeof(name), fmt, layer);
+	if (type != want)
+		fprintf(stderr,
+			"%s: rows of %d are not a multiple of %d for %s: stored as %s, as llama.cpp's quantizer does\n",
+			name, cols, tp_type_block(want), tp_type_name(want),
+			tp_type_name(type));
 	for (i = 0; i < rows; i++) {
 		for (j = 0; j < cols; j++)
 			tmp[j] = tp_synth_value(c, seed, tensor, layer, i, j);
@@ -33,7 +43,6 @@ static void add(struct gguf_writer *gw, const struct tp_config *c,
 				(size_t)cols);
 	}
 	free(tmp);
-	snprintf(name, sizeof(name), fmt, layer);
 	gguf_writer_tensor(gw, name, type, rows == 1 ? 1 : 2, ne, data,
 			   stride * (size_t)rows);
 }
@@ -56,11 +65,14 @@ int tp_export_gguf(const char *path, const struct tp_config *c, uint64_t seed,
 	gw = gguf_writer_new(GGUF_DEFAULT_ALIGNMENT);
 	gguf_writer_str(gw, "general.architecture", "llama");
 	gguf_writer_str(gw, "general.name", "tprun synthetic");
-	/* llama_ftype: MOSTLY_Q5_0 is 8, Q5_1 9, Q8_0 7, BF16 32 */
+	/* llama_ftype: MOSTLY_Q5_0 is 8, Q5_1 9, Q8_0 7, Q4_K_S 14,
+	 * Q5_K_S 16, Q6_K 18, BF16 32 */
 	gguf_writer_u32(gw, "general.file_type", type == TP_F32 ? 0 :
 			type == TP_F16 ? 1 : type == TP_Q8_0 ? 7 :
 			type == TP_Q4_0 ? 2 : type == TP_Q4_1 ? 3 :
-			type == TP_Q5_0 ? 8 : type == TP_Q5_1 ? 9 : 32);
+			type == TP_Q5_0 ? 8 : type == TP_Q5_1 ? 9 :
+			type == TP_Q4_K ? 14 : type == TP_Q5_K ? 16 :
+			type == TP_Q6_K ? 18 : 32);
 	gguf_writer_u32(gw, "llama.context_length", 4096);
 	gguf_writer_u32(gw, "llama.embedding_length", (uint32_t)c->dim);
 	gguf_writer_u32(gw, "llama.block_count", (uint32_t)c->layers);

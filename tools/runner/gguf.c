@@ -227,7 +227,7 @@ static int rd_tensor(struct cur *c, struct gguf_tensor *t, uint64_t idx)
 		const char *tn = gguf_ggml_type_name(t->type);
 
 		if (tn)
-			return fail(c, "tensor '%s' has type %s, which tprun does not support (f32, f16, bf16, q8_0)",
+			return fail(c, "tensor '%s' has type %s, which tprun does not support (f32, f16, bf16, q8_0, q4_0, q4_1, q5_0, q5_1, q4_k, q5_k, q6_k)",
 				    name, tn);
 		return fail(c, "tensor '%s' has unknown type %u", name,
 			    t->type);

@@ -124,12 +124,17 @@ const char *tp_type_name(enum tp_type t)
 	case TP_Q4_1: return "q4_1";
 	case TP_Q5_0: return "q5_0";
 	case TP_Q5_1: return "q5_1";
+	case TP_Q4_K: return "q4_k";
+	case TP_Q5_K: return "q5_k";
+	case TP_Q6_K: return "q6_k";
 	}
 	return NULL;
 }
 
 int tp_type_block(enum tp_type t)
 {
+	if (tp_type_is_k(t))
+		return TP_QK_K;
 	return t == TP_Q8_0 || t == TP_Q4_0 || t == TP_Q4_1 || t == TP_Q5_0 ||
 	       t == TP_Q5_1 ? TP_QK8_0 : 1;
 }
@@ -141,7 +146,7 @@ size_t tp_type_bytes(enum tp_type t, size_t n)
 	case TP_F16:
 	case TP_BF16: return n * 2;
 	case TP_Q8_0: return n / TP_QK8_0 * sizeof(struct tp_block_q8_0);
-	default: return n / TP_QK * tp_quant_block_bytes(t);
+	default: return n / (size_t)tp_type_block(t) * tp_quant_block_bytes(t);
 	}
 }
 
@@ -274,14 +279,15 @@ float tp_dot(enum tp_type t, const void *row, const float *x, int n)
 	case TP_BF16: return dot_bf16(row, x, n);
 	case TP_Q8_0: return dot_q8_0(row, x, n);
 	default: {
-		float tmp[TP_QK], s = 0;
-		int b;
+		float tmp[TP_QK_K], s = 0;
+		int b, bk = tp_type_block(t);
 
 		/* unquantised activations: the blocks as floats */
-		for (b = 0; b < n / TP_QK; b++) {
+		for (b = 0; b < n / bk; b++) {
 			tp_dequant_row(t, (const char *)row + (size_t)b *
-				       tp_quant_block_bytes(t), tmp, TP_QK);
-			s += tp_dot_f32(tmp, x + b * TP_QK, TP_QK);
+				       tp_quant_block_bytes(t), tmp,
+				       (size_t)bk);
+			s += tp_dot_f32(tmp, x + b * bk, bk);
 		}
 		return s;
 	}
@@ -338,17 +344,26 @@ static float dot_q8_0_q8_0(const struct tp_block_q8_0 *w,
 
 /*
  * As llama.cpp: F16 and BF16 weights multiply activations rounded to
- * F16 and BF16; Q8_0 weights, activations quantised to Q8_0.
+ * F16 and BF16; Q8_0, Q4_0 and Q5_0 weights, activations quantised to
+ * Q8_0; Q4_1 and Q5_1, to Q8_1; the K-quants, to Q8_K.
  */
 void tp_matmul(float *y, const float *x, const struct tp_mat *w, int batch)
 {
 	size_t n = (size_t)batch * w->cols, k;
 	struct tp_block_q8_0 *q = NULL;
 	struct tp_block_q8_1 *q1 = NULL;
+	struct tp_block_q8_k *qk = NULL;
 	float *xr = NULL;
 	int i, b, nb = w->cols / TP_QK8_0;
 
-	if (w->type == TP_Q8_0 || w->type == TP_Q4_0 || w->type == TP_Q5_0) {
+	if (tp_type_is_k(w->type)) {
+		nb = w->cols / TP_QK_K;
+		qk = xcalloc((size_t)batch * (size_t)nb, sizeof(*qk));
+		for (b = 0; b < batch; b++)
+			tp_act_q8_k(x + (size_t)b * w->cols,
+				    qk + (size_t)b * nb, w->cols);
+	} else if (w->type == TP_Q8_0 || w->type == TP_Q4_0 ||
+		   w->type == TP_Q5_0) {
 		q = xcalloc((size_t)batch * (size_t)nb, sizeof(*q));
 		for (b = 0; b < batch; b++)
 			act_q8_0(x + (size_t)b * w->cols, q + (size_t)b * nb,
@@ -377,11 +392,14 @@ void tp_matmul(float *y, const float *x, const struct tp_mat *w, int batch)
 						 q + (size_t)b * nb, nb) :
 				q1 ? tp_quant_dot(w->type, row,
 						  q1 + (size_t)b * nb, nb) :
+				qk ? tp_quant_dot(w->type, row,
+						  qk + (size_t)b * nb, nb) :
 				tp_dot(w->type, row, x + (size_t)b * w->cols,
 				       w->cols);
 	}
 	free(q);
 	free(q1);
+	free(qk);
 	free(xr);
 }
 

@@ -54,9 +54,17 @@ void tp_split(long total, int parts, int i, long *begin, long *end)
 void tp_shard_plan(const struct tp_config *c, int rank, int nranks,
 		   struct tp_shard *s)
 {
+	tp_shard_plan_unit(c, rank, nranks, 32, s);
+}
+
+void tp_shard_plan_unit(const struct tp_config *c, int rank, int nranks,
+			int unit, struct tp_shard *s)
+{
 	int group = c->heads / c->kv_heads;
-	int unit = c->ffn % 32 == 0 && c->ffn / 32 >= nranks ? 32 : 1;
 	long b, e;
+
+	if (unit < 32 || c->ffn % unit || c->ffn / unit < nranks)
+		unit = c->ffn % 32 == 0 && c->ffn / 32 >= nranks ? 32 : 1;
 
 	s->rank = rank;
 	s->nranks = nranks;

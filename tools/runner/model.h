@@ -53,6 +53,13 @@ struct tp_shard {
 void tp_split(long total, int parts, int i, long *begin, long *end);
 void tp_shard_plan(const struct tp_config *c, int rank, int nranks,
 		   struct tp_shard *s);
+/*
+ * The same with MLP columns split in ranges of UNIT (the down weight's
+ * block: 256 for the K-quants) when the MLP has enough of them, else of
+ * 32 when possible, else of 1.
+ */
+void tp_shard_plan_unit(const struct tp_config *c, int rank, int nranks,
+			int unit, struct tp_shard *s);
 
 struct tp_layer {
 	const float *attn_norm, *ffn_norm;	/* dim */

@@ -23,6 +23,9 @@ enum tp_type {
 	TP_Q5_0 = 6,
 	TP_Q5_1 = 7,
 	TP_Q8_0 = 8,
+	TP_Q4_K = 12,
+	TP_Q5_K = 13,
+	TP_Q6_K = 14,
 	TP_BF16 = 30,
 };
 
@@ -52,7 +55,7 @@ void tp_dequantize_q8_0(const struct tp_block_q8_0 *x, float *y, size_t n);
 const char *tp_type_name(enum tp_type t);
 /* Bytes of N elements of T; N must be a multiple of T's block size. */
 size_t tp_type_bytes(enum tp_type t, size_t n);
-int tp_type_block(enum tp_type t);	/* 1, or 32 for the block types */
+int tp_type_block(enum tp_type t);	/* 1, 32, or 256 for K-quants */
 
 /* N elements of a typed row to floats. */
 void tp_row_to_f32(enum tp_type t, const void *row, float *out, size_t n);

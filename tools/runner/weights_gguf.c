@@ -175,7 +175,14 @@ int tp_weights_gguf(struct tp_weights *w, const char *path, int rank,
 	}
 	hd = c->head_dim;
 	qd = c->heads * hd;
-	tp_shard_plan(c, rank, nranks, &w->sh);
+	{	/* MLP split on the down weight's blocks (256: K-quants) */
+		const struct gguf_tensor *dn =
+			gguf_find_tensor(&L.g, "blk.0.ffn_down.weight");
+
+		tp_shard_plan_unit(c, rank, nranks, dn ?
+				   tp_type_block((enum tp_type)dn->type) : 32,
+				   &w->sh);
+	}
 	snprintf(w->source, sizeof(w->source), "%s", path);
 	w->layer = tp_calloc((size_t)c->layers, sizeof(*w->layer));
 	if (full_mat(&L, "token_embd.weight", c->vocab, c->dim, &w->tok_embd))

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "model.h"
+#include "quant.h"
 #include "rng.h"
 #include "util.h"
 
@@ -52,17 +53,24 @@ struct synth {
 	enum tp_type type;
 };
 
-/* Rows [r0,r1) x columns [c0,c1) of synthetic tensor T, stored as s->type. */
+/*
+ * Rows [r0,r1) x columns [c0,c1) of synthetic tensor T, stored as s->type
+ * or, for a K-quant and rows of a length it cannot hold, as the type an
+ * export of the same model stores that tensor in (tp_type_for_cols).
+ */
 static void synth_mat(struct synth *s, int t, int layer, int r0, int r1,
 		      int c0, int c1, struct tp_mat *out)
 {
-	int blk = tp_type_block(s->type), i, j;
+	int full = t == TP_T_O ? s->c->heads * s->c->head_dim :
+		   t == TP_T_DOWN ? s->c->ffn : s->c->dim;
+	enum tp_type type = tp_type_for_cols(s->type, full);
+	int blk = tp_type_block(type), i, j;
 	int cb0 = c0 / blk * blk, cb1 = (c1 + blk - 1) / blk * blk;
-	size_t stride = tp_type_bytes(s->type, (size_t)(cb1 - cb0));
+	size_t stride = tp_type_bytes(type, (size_t)(cb1 - cb0));
 	char *data = tp_weights_alloc(s->w, stride * (size_t)(r1 - r0));
 	float *tmp = tp_calloc((size_t)(cb1 - cb0), sizeof(float));
 	struct tp_mat part = {
-		.type = s->type, .rows = r1 - r0, .cols = cb1 - cb0,
+		.type = type, .rows = r1 - r0, .cols = cb1 - cb0,
 		.stride = stride, .data = data,
 	};
 
@@ -70,7 +78,7 @@ static void synth_mat(struct synth *s, int t, int layer, int r0, int r1,
 		for (j = cb0; j < cb1; j++)
 			tmp[j - cb0] = tp_synth_value(s->c, s->seed, t, layer,
 						      i, j);
-		tp_row_from_f32(s->type, tmp, data + (size_t)(i - r0) * stride,
+		tp_row_from_f32(type, tmp, data + (size_t)(i - r0) * stride,
 				(size_t)(cb1 - cb0));
 	}
 	free(tmp);
@@ -111,7 +119,9 @@ int tp_weights_synth(struct tp_weights *w, const struct tp_config *c,
 	}
 	w->cfg = *c;
 	w->wtype = type;
-	tp_shard_plan(c, rank, nranks, &w->sh);
+	tp_shard_plan_unit(c, rank, nranks,
+			   tp_type_block(tp_type_for_cols(type, c->ffn)),
+			   &w->sh);
 	snprintf(w->source, sizeof(w->source), "synthetic seed %llu %s",
 		 (unsigned long long)seed, tp_type_name(type));
 	w->layer = tp_calloc((size_t)c->layers, sizeof(*w->layer));
