@@ -21,7 +21,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 tprun_cmd="$top/tools/tprun --local {N} --transport tcp"
 ranks="1 2 4"
-types="f32 f16 bf16 q8_0 q4_0 q4_1 q5_0 q5_1"
+types="f32 f16 bf16 q8_0 q4_0 q4_1 q5_0 q5_1 q4_k q5_k q6_k"
 tokens=16
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -96,11 +96,17 @@ check_model() {
 	done
 }
 
+# The K-quants hold rows of multiples of 256: their model is wider, with
+# an MLP that splits on 256-column blocks over 1, 2 and 4 ranks.
 for type in $types; do
 	model=$tmp/$type.gguf
+	shape=(--dim 128 --layers 2 --heads 4 --kv-heads 2 --ffn 128)
+	case $type in
+	*_k) shape=(--dim 1024 --layers 1 --heads 8 --kv-heads 4 --ffn 1024) ;;
+	esac
 	if ! "$top/tools/tprun" --export-gguf "$model" --synthetic --seed 7 \
-		--dim 128 --layers 2 --heads 4 --kv-heads 2 --ffn 128 \
-		--vocab 512 --wtype "$type" >"$tmp/export.log" 2>&1; then
+		"${shape[@]}" --vocab 512 --wtype "$type" \
+		>"$tmp/export.log" 2>&1; then
 		not_ok "$type: export" "$(cat "$tmp/export.log")"
 		continue
 	fi
@@ -109,6 +115,21 @@ for type in $types; do
 		check_model "$type prompt $p" "$model" "${prompts[$p]}"
 	done
 done
+# A K-quant asked for rows of 128: every tensor falls back to the type
+# llama.cpp's quantizer would use (Q6_K -> Q8_0), and says so
+if [[ " $types " == *" q6_k "* ]]; then
+	model=$tmp/q6_k-128.gguf
+	if "$top/tools/tprun" --export-gguf "$model" --synthetic --seed 3 \
+		--dim 128 --layers 1 --heads 4 --kv-heads 2 --ffn 128 \
+		--vocab 512 --wtype q6_k >"$tmp/export.log" 2>&1 &&
+		grep -q "stored as q8_0" "$tmp/export.log"; then
+		ok "q6_k with rows of 128: export falls back to q8_0 and says so"
+		check_model "q6_k rows of 128 (q8_0)" "$model" "${prompts[0]}"
+	else
+		not_ok "q6_k with rows of 128: export falls back to q8_0 and says so" \
+			"$(cat "$tmp/export.log")"
+	fi
+fi
 # The byte-level BPE tokenizer (Llama 3, Qwen2, GPT-2 pre-tokenizers):
 # an F32 export with its tokenizer replaced (gpt2-tokenizer.py)
 if "$top/tools/tprun" --export-gguf "$tmp/base.gguf" --synthetic --seed 5 \
