@@ -4,8 +4,10 @@
 # tokenizer; llama.cpp (node-llama-cpp's prebuilt CPU build, ref.mjs) and
 # tprun with each number of ranks tokenize the same text prompts and
 # greedy-decode; the prompt tokens, the generated tokens and the text
-# must be the same; then the same for byte-level BPE ("gpt2") tokenizers
-# with the Llama 3, Qwen2 and GPT-2 pre-tokenizers.  Prints TAP.
+# must be the same, and the logits after the prompt within a tolerance per
+# type (tolerance() below, Documentation/runner.md); then the same tokens
+# for byte-level BPE ("gpt2") tokenizers with the Llama 3, Qwen2 and GPT-2
+# pre-tokenizers.  Prints TAP.
 #
 #   compare.sh [--tprun 'COMMAND'] [--ranks '1 2 4'] [--types 'f32 ...']
 #              [--tokens T]
@@ -71,13 +73,33 @@ sys.exit(1 if bad else 0)
 PY
 }
 
-# check_model NAME MODEL PROMPT — llama.cpp's greedy decoding of PROMPT
-# with MODEL, then tprun's with each rank count: the same prompt tokens,
-# tokens and text, one TAP point per run.
+# logits_close REF.json OUT.json TOL — the largest |difference| between
+# llama.cpp's logits after the prompt and tprun's (--tokens 1 --logits),
+# over the whole vocabulary, is at most TOL; prints it
+logits_close() {
+	python3 - "$1" "$2" "$3" <<'PY'
+import json, math, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+tol = float(sys.argv[3])
+lb = b["logits"]
+if len(a["logits"]) != len(lb):
+    print("llama.cpp gave %d logits, tprun %d" % (len(a["logits"]), len(lb)))
+    sys.exit(1)
+worst = max(abs(v - lb[t]) if lb[t] is not None else math.inf
+            for t, v in a["logits"])
+print("%.2g" % worst)
+sys.exit(0 if worst <= tol else 1)
+PY
+}
+
+# check_model NAME MODEL PROMPT [TOL] — llama.cpp's greedy decoding of
+# PROMPT with MODEL, then tprun's with each rank count: the same prompt
+# tokens, tokens and text, one TAP point per run; with TOL, also the
+# logits after the prompt within TOL of llama.cpp's, one more point each.
 check_model() {
-	local name=$1 model=$2 prompt=$3 N cmd diff
+	local name=$1 model=$2 prompt=$3 tol=${4:-} N cmd diff
 	if ! timeout 120 node "$here/ref.mjs" "$model" "$prompt" \
-		"$tokens" >"$tmp/ref.json" 2>"$tmp/ref.err"; then
+		"$tokens" ${tol:+--logits} >"$tmp/ref.json" 2>"$tmp/ref.err"; then
 		not_ok "$name: llama.cpp runs" "$(tail -5 "$tmp/ref.err")"
 		return
 	fi
@@ -93,7 +115,30 @@ check_model() {
 		else
 			not_ok "$name: tprun with $N ranks = llama.cpp" "$diff"
 		fi
+		[ -n "$tol" ] || continue
+		# shellcheck disable=SC2086 # the command is words
+		if ! timeout 120 $cmd --model "$model" --prompt "$prompt" \
+			--tokens 1 --logits --json >"$tmp/out.json" \
+			2>"$tmp/out.err"; then
+			not_ok "$name: tprun --logits, $N ranks, runs" "$(tail -5 "$tmp/out.err")"
+		elif diff=$(logits_close "$tmp/ref.json" "$tmp/out.json" "$tol"); then
+			ok "$name: $N ranks: logits within $tol of llama.cpp's (max |diff| $diff)"
+		else
+			not_ok "$name: $N ranks: logits within $tol of llama.cpp's" "max |diff| $diff"
+		fi
 	done
+}
+
+# The logits tolerance per weight type (Documentation/runner.md): tprun
+# repeats llama.cpp's numerics (activations rounded to F16/BF16 or
+# quantised to Q8_0/Q8_1/Q8_K as its CPU backend does), so what is left
+# is float summation order; F16 and Q4_1 measured more (see runner.md).
+tolerance() {
+	case $1 in
+	f16) echo 0.005 ;;
+	q4_1) echo 0.1 ;;
+	*) echo 0.0001 ;;
+	esac
 }
 
 # The K-quants hold rows of multiples of 256: their model is wider, with
@@ -112,7 +157,8 @@ for type in $types; do
 	fi
 	ok "$type: export"
 	for p in "${!prompts[@]}"; do
-		check_model "$type prompt $p" "$model" "${prompts[$p]}"
+		check_model "$type prompt $p" "$model" "${prompts[$p]}" \
+			"$(tolerance "$type")"
 	done
 done
 # A K-quant asked for rows of 128: every tensor falls back to the type
@@ -124,7 +170,8 @@ if [[ " $types " == *" q6_k "* ]]; then
 		--vocab 512 --wtype q6_k >"$tmp/export.log" 2>&1 &&
 		grep -q "stored as q8_0" "$tmp/export.log"; then
 		ok "q6_k with rows of 128: export falls back to q8_0 and says so"
-		check_model "q6_k rows of 128 (q8_0)" "$model" "${prompts[0]}"
+		check_model "q6_k rows of 128 (q8_0)" "$model" "${prompts[0]}" \
+			"$(tolerance q8_0)"
 	else
 		not_ok "q6_k with rows of 128: export falls back to q8_0 and says so" \
 			"$(cat "$tmp/export.log")"

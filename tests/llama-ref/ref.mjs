@@ -7,10 +7,11 @@
 //   node ref.mjs FILE.gguf "PROMPT" T
 import { getLlama, LlamaLogLevel } from "node-llama-cpp";
 
-const [file, prompt, nstr] = process.argv.slice(2);
+const [file, prompt, nstr, flag] = process.argv.slice(2);
 const n = Number(nstr);
-if (!file || prompt === undefined || !(n >= 1)) {
-	console.error("usage: node ref.mjs FILE.gguf PROMPT TOKENS");
+if (!file || prompt === undefined || !(n >= 1) ||
+    (flag !== undefined && flag !== "--logits")) {
+	console.error("usage: node ref.mjs FILE.gguf PROMPT TOKENS [--logits]");
 	process.exit(2);
 }
 const llama = await getLlama({ gpu: false, build: "never",
@@ -25,6 +26,14 @@ const ctx = await model.createContext({ contextSize: ids.length + n + 16,
 					experimentalKvCacheKeyType: "F32",
 					experimentalKvCacheValueType: "F32" });
 const seq = ctx.getSequence();
+let logits;
+if (flag === "--logits") {
+	const last = ids.length - 1;
+	const res = await seq.controlledEvaluate(ids.map((t, i) => i === last ?
+		[t, { generateNext: { logits: true } }] : t));
+	logits = [...res[last].next.logits.entries()];
+	await seq.clearHistory();
+}
 const out = [];
 // the EOS token counts among the generated ones, as in tprun
 for await (const t of seq.evaluate(ids, { temperature: 0,
@@ -34,7 +43,7 @@ for await (const t of seq.evaluate(ids, { temperature: 0,
 		break;
 }
 console.log(JSON.stringify({ prompt_tokens: ids, tokens: out,
-			     text: model.detokenize(out) }));
+			     text: model.detokenize(out), logits }));
 await ctx.dispose();
 await model.dispose();
 await llama.dispose();
