@@ -343,9 +343,14 @@ static void test_open(void)
 	rmdir(dir);
 }
 
-/* A llama file of the tiny shape with one thing changed. */
+/* What llama_fails() adds to the file. */
+enum extra {
+	X_NONE, X_FREQS, X_FREQS_SHORT, X_YARN, X_LINEAR, X_BIAS,
+};
+
+/* A llama (or ARCH) file of the tiny shape with one thing changed. */
 static const char *llama_fails(const char *skip, const char *arch,
-			       int bad_shape, int rope_freqs, char *err,
+			       int bad_shape, enum extra extra, char *err,
 			       size_t errlen)
 {
 	static char path[64];
@@ -369,16 +374,25 @@ static const char *llama_fails(const char *skip, const char *arch,
 		{ 32, 64 }, { 64, 32 },
 	};
 	struct tp_weights wt;
+	char key[96];
 	unsigned i;
 	int r;
 
 	snprintf(path, sizeof(path), "/tmp/tprun-llama-%d.gguf", (int)getpid());
+#define KEY(s) (snprintf(key, sizeof(key), "%s.%s", arch, s), key)
 	gguf_writer_str(w, "general.architecture", arch);
-	gguf_writer_u32(w, "llama.embedding_length", (uint32_t)c.dim);
-	gguf_writer_u32(w, "llama.block_count", (uint32_t)c.layers);
-	gguf_writer_u32(w, "llama.feed_forward_length", (uint32_t)c.ffn);
-	gguf_writer_u32(w, "llama.attention.head_count", (uint32_t)c.heads);
-	gguf_writer_u32(w, "llama.attention.head_count_kv", (uint32_t)c.kv_heads);
+	gguf_writer_u32(w, KEY("embedding_length"), (uint32_t)c.dim);
+	gguf_writer_u32(w, KEY("block_count"), (uint32_t)c.layers);
+	gguf_writer_u32(w, KEY("feed_forward_length"), (uint32_t)c.ffn);
+	gguf_writer_u32(w, KEY("attention.head_count"), (uint32_t)c.heads);
+	gguf_writer_u32(w, KEY("attention.head_count_kv"), (uint32_t)c.kv_heads);
+	if (extra == X_YARN)
+		gguf_writer_str(w, KEY("rope.scaling.type"), "yarn");
+	if (extra == X_LINEAR) {
+		gguf_writer_str(w, KEY("rope.scaling.type"), "linear");
+		gguf_writer_f32(w, KEY("rope.scaling.factor"), 4);
+	}
+#undef KEY
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		uint64_t ne[2] = { shapes[i][0], shapes[i][1] };
 		size_t n = ne[0] * ne[1];
@@ -390,11 +404,23 @@ static const char *llama_fails(const char *skip, const char *arch,
 		gguf_writer_tensor(w, names[i], TP_F32, ne[1] == 1 ? 1 : 2, ne,
 				   calloc(n, sizeof(float)), n * sizeof(float));
 	}
-	if (rope_freqs) {
-		uint64_t ne[1] = { 8 };
+	if (extra == X_FREQS || extra == X_FREQS_SHORT) {
+		uint64_t ne[1] = { extra == X_FREQS ? 8 : 6 };
 
 		gguf_writer_tensor(w, "rope_freqs.weight", TP_F32, 1, ne,
-				   calloc(8, sizeof(float)), 8 * sizeof(float));
+				   calloc(8, sizeof(float)), ne[0] * sizeof(float));
+	}
+	if (extra == X_BIAS) {	/* Qwen2's: q 32 rows, k and v 16 */
+		static const char *const b[] = { "blk.0.attn_q.bias",
+			"blk.0.attn_k.bias", "blk.0.attn_v.bias" };
+
+		for (i = 0; i < 3; i++) {
+			uint64_t ne[1] = { i ? 16 : 32 };
+
+			gguf_writer_tensor(w, b[i], TP_F32, 1, ne,
+					   calloc(32, sizeof(float)),
+					   ne[0] * sizeof(float));
+		}
 	}
 	gguf_writer_save(w, path, err, errlen);
 	gguf_writer_free(w);
@@ -410,25 +436,45 @@ static void test_llama(void)
 	char err[600];
 	const char *e;
 
-	e = llama_fails(NULL, "llama", 0, 0, err, sizeof(err));
+	e = llama_fails(NULL, "llama", 0, X_NONE, err, sizeof(err));
 	ok(!e, "a complete tiny llama file loads as 2 ranks%s%s", e ? ": " : "",
 	   e ? e : "");
-	e = llama_fails("blk.0.ffn_up.weight", "llama", 0, 0, err, sizeof(err));
+	e = llama_fails("blk.0.ffn_up.weight", "llama", 0, X_NONE, err, sizeof(err));
 	ok(e && strstr(e, "blk.0.ffn_up.weight is missing"),
 	   "a missing tensor is named (%s)", e ? e : "loaded");
-	e = llama_fails("token_embd.weight", "llama", 0, 0, err, sizeof(err));
+	e = llama_fails("token_embd.weight", "llama", 0, X_NONE, err, sizeof(err));
 	ok(e && strstr(e, "token_embd.weight"), "a missing embedding (%s)",
 	   e ? e : "loaded");
-	e = llama_fails(NULL, "gpt2", 0, 0, err, sizeof(err));
+	e = llama_fails(NULL, "gpt2", 0, X_NONE, err, sizeof(err));
 	ok(e && strstr(e, "'gpt2' is not supported"),
 	   "another architecture is refused (%s)", e ? e : "loaded");
-	e = llama_fails(NULL, "llama", 1, 0, err, sizeof(err));
+	e = llama_fails(NULL, "llama", 1, X_NONE, err, sizeof(err));
 	ok(e && strstr(e, "blk.0.attn_v.weight is 32 x 8, expected 32 x 16"),
 	   "a tensor of the wrong shape is named (%s)", e ? e : "loaded");
-	e = llama_fails(NULL, "llama", 0, 1, err, sizeof(err));
-	ok(e && strstr(e, "RoPE scaling"),
-	   "RoPE frequency factors are refused, not ignored (%s)",
+	e = llama_fails(NULL, "llama", 0, X_FREQS, err, sizeof(err));
+	ok(!e, "RoPE frequency factors (rope_freqs.weight) load%s%s",
+	   e ? ": " : "", e ? e : "");
+	e = llama_fails(NULL, "llama", 0, X_FREQS_SHORT, err, sizeof(err));
+	ok(e && strstr(e, "rope_freqs.weight is 6 x 1, expected 8 x 1"),
+	   "RoPE frequency factors of the wrong length are named (%s)",
 	   e ? e : "loaded");
+	e = llama_fails(NULL, "llama", 0, X_YARN, err, sizeof(err));
+	ok(e && strstr(e, "RoPE scaling type 'yarn'") &&
+	   strstr(e, "llama.rope.scaling.type"),
+	   "YaRN RoPE scaling is refused by name, not ignored (%s)",
+	   e ? e : "loaded");
+	e = llama_fails(NULL, "llama", 0, X_LINEAR, err, sizeof(err));
+	ok(!e, "linear RoPE scaling loads%s%s", e ? ": " : "", e ? e : "");
+	e = llama_fails(NULL, "qwen2", 0, X_BIAS, err, sizeof(err));
+	ok(!e, "a qwen2 file with its Q, K, V biases loads as 2 ranks%s%s",
+	   e ? ": " : "", e ? e : "");
+	e = llama_fails(NULL, "qwen2", 0, X_NONE, err, sizeof(err));
+	ok(e && strstr(e, "blk.0.attn_q.bias is missing"),
+	   "a qwen2 file without its biases is refused, naming one (%s)",
+	   e ? e : "loaded");
+	e = llama_fails(NULL, "mamba", 0, X_NONE, err, sizeof(err));
+	ok(e && strstr(e, "architecture 'mamba' is not supported (llama and qwen2 are)"),
+	   "an unsupported architecture is named (%s)", e ? e : "loaded");
 }
 
 int main(void)

@@ -418,14 +418,39 @@ void tp_rmsnorm(float *out, const float *x, const float *w, int n, float eps)
 
 void tp_rope_table(float *cs, int rot_dim, int pos, float base)
 {
+	tp_rope_table_ext(cs, rot_dim, pos, base, 0, NULL);
+}
+
+void tp_rope_table_ext(float *cs, int rot_dim, int pos, float base,
+		       float scale, const float *freqs)
+{
 	int i;
 
 	for (i = 0; i < rot_dim / 2; i++) {
 		double theta = pos * pow(base, -2.0 * i / rot_dim);
 
+		if (freqs)
+			theta /= freqs[i];
+		if (scale != 0)
+			theta *= scale;
 		cs[2 * i] = (float)cos(theta);
 		cs[2 * i + 1] = (float)sin(theta);
 	}
+}
+
+void tp_rope_apply_neox(float *v, int nheads, int head_dim, int rot_dim,
+			const float *cs)
+{
+	int h, i, half = rot_dim / 2;
+
+	for (h = 0; h < nheads; h++, v += head_dim)
+		for (i = 0; i < half; i++) {
+			float c = cs[2 * i], s = cs[2 * i + 1];
+			float v0 = v[i], v1 = v[i + half];
+
+			v[i] = v0 * c - v1 * s;
+			v[i + half] = v0 * s + v1 * c;
+		}
 }
 
 void tp_rope_apply(float *v, int nheads, int head_dim, int rot_dim,

@@ -243,6 +243,23 @@ static int reduce_add(struct tp_model *m, struct tp_ar *ar, float *part,
 	return 0;
 }
 
+/* Qwen2: q, k, v += their biases (this rank's rows) for N tokens. */
+static void add_bias(struct tp_model *m, const struct tp_layer *L, int n)
+{
+	size_t qd = (size_t)m->nq * m->cfg.head_dim;
+	size_t kvd = (size_t)m->nkv * m->cfg.head_dim, i;
+	int t;
+
+	for (t = 0; t < n; t++) {
+		for (i = 0; i < qd; i++)
+			m->q[t * qd + i] += L->bq[i];
+		for (i = 0; i < kvd; i++) {
+			m->k[t * kvd + i] += L->bk[i];
+			m->v[t * kvd + i] += L->bv[i];
+		}
+	}
+}
+
 int tp_forward(struct tp_model *m, const int *tokens, int n, int pos,
 	       struct tp_ar *ar)
 {
@@ -278,13 +295,23 @@ int tp_forward(struct tp_model *m, const int *tokens, int n, int pos,
 		tp_matmul(m->q, m->xb, &L->wq, n);
 		tp_matmul(m->k, m->xb, &L->wk, n);
 		tp_matmul(m->v, m->xb, &L->wv, n);
+		if (L->bq)
+			add_bias(m, L, n);
 		for (t = 0; t < n; t++) {
-			tp_rope_table(m->rope, c->rot_dim, pos + t,
-				      c->rope_base);
-			tp_rope_apply(m->q + t * qd, m->nq, hd, c->rot_dim,
-				      m->rope);
-			tp_rope_apply(m->k + t * kvd, m->nkv, hd, c->rot_dim,
-				      m->rope);
+			tp_rope_table_ext(m->rope, c->rot_dim, pos + t,
+					  c->rope_base, c->rope_scale,
+					  w->rope_freqs);
+			if (c->rope_neox) {
+				tp_rope_apply_neox(m->q + t * qd, m->nq, hd,
+						   c->rot_dim, m->rope);
+				tp_rope_apply_neox(m->k + t * kvd, m->nkv, hd,
+						   c->rot_dim, m->rope);
+			} else {
+				tp_rope_apply(m->q + t * qd, m->nq, hd,
+					      c->rot_dim, m->rope);
+				tp_rope_apply(m->k + t * kvd, m->nkv, hd,
+					      c->rot_dim, m->rope);
+			}
 			memcpy(m->kcache + cache + (pos + t) * kvd,
 			       m->k + t * kvd, kvd * sizeof(float));
 			memcpy(m->vcache + cache + (pos + t) * kvd,

@@ -35,6 +35,9 @@ struct tp_config {
 	int vocab;
 	float eps;	/* RMSNorm epsilon */
 	float rope_base;
+	/* zero for synthetic models and plain llama files: */
+	int rope_neox;	/* rotate (v[i], v[i + rot/2]) (Qwen2), not pairs */
+	float rope_scale;	/* linear RoPE scaling: 1 / factor (0: none) */
 };
 
 /* Check a configuration for N ranks: 0, or -1 and a message in ERR. */
@@ -63,6 +66,7 @@ void tp_shard_plan_unit(const struct tp_config *c, int rank, int nranks,
 
 struct tp_layer {
 	const float *attn_norm, *ffn_norm;	/* dim */
+	const float *bq, *bk, *bv;	/* Qwen2's biases (local rows), or NULL */
 	struct tp_mat wq, wk, wv;	/* rows: local heads x head_dim */
 	struct tp_mat wo;		/* dim x local q dims */
 	struct tp_mat wgate, wup;	/* rows: local MLP columns */
@@ -75,6 +79,7 @@ struct tp_weights {
 	struct tp_mat tok_embd;		/* vocab x dim, whole */
 	struct tp_mat output;		/* vocab x dim, whole (maybe tok_embd) */
 	const float *out_norm;
+	const float *rope_freqs;	/* rot_dim / 2 divisors (Llama 3), or NULL */
 	struct tp_layer *layer;
 	enum tp_type wtype;		/* the main weight type, for reports */
 	char source[256];		/* "synthetic seed 1" / the file */

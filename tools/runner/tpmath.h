@@ -99,6 +99,16 @@ void tp_rmsnorm(float *out, const float *x, const float *w, int n, float eps);
 void tp_rope_table(float *cs, int rot_dim, int pos, float base);
 void tp_rope_apply(float *v, int nheads, int head_dim, int rot_dim,
 		   const float *cs);
+/*
+ * The same with llama.cpp's linear scaling and frequency factors: pair i
+ * rotates by pos * SCALE * base^(-2i/rot_dim) / FREQS[i] (SCALE 0 means
+ * 1; FREQS may be NULL).
+ */
+void tp_rope_table_ext(float *cs, int rot_dim, int pos, float base,
+		       float scale, const float *freqs);
+/* GGML's "neox" mode (Qwen2): v[i] pairs with v[i + rot_dim/2]. */
+void tp_rope_apply_neox(float *v, int nheads, int head_dim, int rot_dim,
+			const float *cs);
 
 /* In place, numerically stable (subtracts the maximum). */
 void tp_softmax(float *x, int n);

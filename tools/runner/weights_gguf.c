@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Weights from a GGUF file of the llama architecture. The file is
+ * Weights from a GGUF file of the llama or qwen2 architecture (qwen2:
+ * llama with biases on Q, K and V, and RoPE on halves). The file is
  * memory-mapped; a rank's tensors are views of its rows and columns in
  * the mapping (see tp_mat_shard), so it reads only its shard of each
  * split tensor (plus the replicated embedding, output and norms).
@@ -20,6 +21,8 @@ struct gload {
 	const char *path;
 	char *err;
 	size_t errlen;
+	char arch[16];		/* "llama", "qwen2" */
+	char key[96];		/* scratch for key() */
 };
 
 static int bad(struct gload *L, const char *fmt, ...)
@@ -116,42 +119,81 @@ static int vec(struct gload *L, const char *fmt, int layer, int n,
 	return 0;
 }
 
+/* "ARCH.SUFFIX", the key of a model parameter (llama.cpp's names). */
+static const char *key(struct gload *L, const char *suffix)
+{
+	snprintf(L->key, sizeof(L->key), "%s.%s", L->arch, suffix);
+	return L->key;
+}
+
 static int read_config(struct gload *L, struct tp_config *c)
 {
 	const struct gguf_tensor *emb;
-	struct gguf_str arch;
+	struct gguf_str arch, st;
+	float factor = 0;
 
 	if (gguf_get_str(&L->g, "general.architecture", &arch) != 1)
 		return bad(L, "general.architecture is missing");
-	if (!gguf_str_eq(arch, "llama"))
-		return bad(L, "architecture '%.*s' is not supported (llama is)",
+	if (gguf_str_eq(arch, "llama") || gguf_str_eq(arch, "qwen2"))
+		snprintf(L->arch, sizeof(L->arch), "%.*s", (int)arch.len,
+			 arch.p);
+	else
+		return bad(L, "architecture '%.*s' is not supported (llama and qwen2 are)",
 			   (int)(arch.len < 40 ? arch.len : 40), arch.p);
 	memset(c, 0, sizeof(*c));
-	if (get_int(L, "llama.embedding_length", -1, &c->dim) ||
-	    get_int(L, "llama.block_count", -1, &c->layers) ||
-	    get_int(L, "llama.feed_forward_length", -1, &c->ffn) ||
-	    get_int(L, "llama.attention.head_count", -1, &c->heads))
+	if (get_int(L, key(L, "embedding_length"), -1, &c->dim) ||
+	    get_int(L, key(L, "block_count"), -1, &c->layers) ||
+	    get_int(L, key(L, "feed_forward_length"), -1, &c->ffn) ||
+	    get_int(L, key(L, "attention.head_count"), -1, &c->heads))
 		return -1;
-	if (get_int(L, "llama.attention.head_count_kv", c->heads,
+	if (get_int(L, key(L, "attention.head_count_kv"), c->heads,
 		    &c->kv_heads) ||
-	    get_int(L, "llama.attention.key_length",
+	    get_int(L, key(L, "attention.key_length"),
 		    c->heads ? c->dim / c->heads : 0, &c->head_dim) ||
-	    get_int(L, "llama.rope.dimension_count", c->head_dim,
+	    get_int(L, key(L, "rope.dimension_count"), c->head_dim,
 		    &c->rot_dim) ||
-	    get_float(L, "llama.attention.layer_norm_rms_epsilon", 1e-5,
+	    get_float(L, key(L, "attention.layer_norm_rms_epsilon"), 1e-5,
 		      &c->eps) ||
-	    get_float(L, "llama.rope.freq_base", 10000.0, &c->rope_base))
+	    get_float(L, key(L, "rope.freq_base"), 10000.0, &c->rope_base))
 		return -1;
-	/* Llama 3.1-style frequency factors, linear/YaRN scaling: refuse
-	 * rather than compute something else */
-	if (gguf_find_tensor(&L->g, "rope_freqs.weight") ||
-	    (gguf_get_str(&L->g, "llama.rope.scaling.type", &arch) == 1 &&
-	     !gguf_str_eq(arch, "none")))
-		return bad(L, "RoPE scaling (rope_freqs.weight or llama.rope.scaling.type) is not supported");
+	/* Qwen2 rotates the halves of each head ("neox"), llama pairs */
+	c->rope_neox = gguf_str_eq(arch, "qwen2");
+	/*
+	 * RoPE scaling as llama.cpp reads it: positions times 1/factor
+	 * (rope.scaling.factor, or the older rope.scale_linear), whatever
+	 * the type; the types that change more than that (YaRN, LongRoPE)
+	 * are refused. rope_freqs.weight (Llama 3.1) is read with the
+	 * tensors.
+	 */
+	if (gguf_get_str(&L->g, key(L, "rope.scaling.type"), &st) == 1 &&
+	    !gguf_str_eq(st, "none") && !gguf_str_eq(st, "linear"))
+		return bad(L, "RoPE scaling type '%.*s' (%s) is not supported (none and linear are)",
+			   (int)(st.len < 40 ? st.len : 40), st.p, L->key);
+	if (get_float(L, key(L, "rope.scaling.factor"), 0, &factor))
+		return -1;
+	if (factor == 0 &&
+	    get_float(L, key(L, "rope.scale_linear"), 0, &factor))
+		return -1;
+	if (factor != 0 && !(factor > 0 && factor < 1e6))
+		return bad(L, "RoPE scaling factor %g (%s) is out of range",
+			   factor, L->key);
+	c->rope_scale = factor != 0 ? 1.0f / factor : 0;
 	emb = gguf_find_tensor(&L->g, "token_embd.weight");
 	if (!emb || emb->ndims != 2 || emb->ne[1] > (1u << 24))
 		return bad(L, "tensor token_embd.weight is missing or not 2-D");
 	c->vocab = (int)emb->ne[1];
+	return 0;
+}
+
+/* Qwen2's bias of N rows as F32, from row R0 (this rank's first). */
+static int bias(struct gload *L, const char *fmt, int layer, int n, int r0,
+		const float **out)
+{
+	const float *full;
+
+	if (vec(L, fmt, layer, n, &full))
+		return -1;
+	*out = full + r0;
 	return 0;
 }
 
@@ -196,6 +238,9 @@ int tp_weights_gguf(struct tp_weights *w, const char *path, int rank,
 	}
 	if (vec(&L, "output_norm.weight", 0, c->dim, &w->out_norm))
 		goto out;
+	if (gguf_find_tensor(&L.g, "rope_freqs.weight") &&
+	    vec(&L, "rope_freqs.weight", 0, c->rot_dim / 2, &w->rope_freqs))
+		goto out;
 	for (l = 0; l < c->layers; l++) {
 		struct tp_layer *y = &w->layer[l];
 
@@ -218,6 +263,14 @@ int tp_weights_gguf(struct tp_weights *w, const char *path, int rank,
 			  sh->f0, sh->f1, 0, c->dim, &y->wup) ||
 		    shard(&L, "blk.%d.ffn_down.weight", l, c->dim, c->ffn, 0,
 			  c->dim, sh->f0, sh->f1, &y->wdown))
+			goto out;
+		if (c->rope_neox &&	/* qwen2 */
+		    (bias(&L, "blk.%d.attn_q.bias", l, qd, sh->q0 * hd,
+			  &y->bq) ||
+		     bias(&L, "blk.%d.attn_k.bias", l, c->kv_heads * hd,
+			  sh->kv0 * hd, &y->bk) ||
+		     bias(&L, "blk.%d.attn_v.bias", l, c->kv_heads * hd,
+			  sh->kv0 * hd, &y->bv)))
 			goto out;
 	}
 	w->map = L.g.map;
