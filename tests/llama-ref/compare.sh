@@ -5,7 +5,8 @@
 # tprun with each number of ranks tokenize the same text prompts and
 # greedy-decode; the prompt tokens, the generated tokens and the text
 # must be the same, and the logits after the prompt within a tolerance per
-# type (tolerance() below, Documentation/runner.md); then the same tokens
+# type (tolerance() below, Documentation/runner.md); then the same for
+# Qwen2 and RoPE scaling (arch-edit.py); then the same tokens
 # for byte-level BPE ("gpt2") tokenizers with the Llama 3, Qwen2 and GPT-2
 # pre-tokenizers.  Prints TAP.
 #
@@ -176,6 +177,23 @@ if [[ " $types " == *" q6_k "* ]]; then
 		not_ok "q6_k with rows of 128: export falls back to q8_0 and says so" \
 			"$(cat "$tmp/export.log")"
 	fi
+fi
+# Architecture metadata (arch-edit.py): Qwen2 (biases on Q, K and V, RoPE
+# on halves), linear RoPE scaling, Llama 3.1's rope_freqs.weight; F32, so
+# the logits within F32's tolerance
+if "$top/tools/tprun" --export-gguf "$tmp/arch.gguf" --synthetic --seed 5 \
+	--dim 128 --layers 2 --heads 4 --kv-heads 2 --ffn 128 --vocab 512 \
+	--wtype f32 >"$tmp/export.log" 2>&1; then
+	for mode in qwen2 linear:4 freqs; do
+		model=$tmp/arch-${mode/:/}.gguf
+		python3 "$here/arch-edit.py" "$tmp/arch.gguf" "$model" "$mode"
+		for p in "${!prompts[@]}"; do
+			check_model "arch $mode prompt $p" "$model" \
+				"${prompts[$p]}" "$(tolerance f32)"
+		done
+	done
+else
+	not_ok "arch: export" "$(cat "$tmp/export.log")"
 fi
 # The byte-level BPE tokenizer (Llama 3, Qwen2, GPT-2 pre-tokenizers):
 # an F32 export with its tokenizer replaced (gpt2-tokenizer.py)
