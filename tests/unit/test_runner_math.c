@@ -243,6 +243,42 @@ static void test_rope(void)
 	ok(same, "rope keeps the length of every pair");
 }
 
+/* llama.cpp's RoPE variants: linear scaling, frequency factors, neox. */
+static void test_rope_ext(void)
+{
+	float a[16], b[16], f[8], v[16], w[16];
+	int i, same = 1;
+
+	tp_rope_table(a, 16, 3, 10000);
+	tp_rope_table_ext(b, 16, 12, 10000, 0.25f, NULL);
+	ok(!memcmp(a, b, sizeof(a)),
+	   "linear scaling 1/4: position 12 rotates as position 3");
+	for (i = 0; i < 8; i++)
+		f[i] = i < 4 ? 1 : 2;
+	tp_rope_table_ext(b, 16, 6, 10000, 0, f);
+	tp_rope_table(a, 16, 6, 10000);
+	for (i = 0; i < 4; i++)
+		same &= a[2 * i] == b[2 * i] && a[2 * i + 1] == b[2 * i + 1];
+	tp_rope_table(a, 16, 3, 10000);
+	for (i = 4; i < 8; i++)
+		same &= fabsf(a[2 * i] - b[2 * i]) < 1e-6f &&
+			fabsf(a[2 * i + 1] - b[2 * i + 1]) < 1e-6f;
+	ok(same, "frequency factor 2 halves those pairs' angle, 1 keeps it");
+	for (i = 0; i < 16; i++)
+		v[i] = w[i] = (float)(i + 1);
+	tp_rope_table(a, 8, 5, 10000);
+	tp_rope_apply_neox(v, 2, 8, 8, a);	/* two heads of 8 */
+	same = 1;
+	for (i = 0; i < 4; i++) {
+		float c = a[2 * i], sn = a[2 * i + 1];
+
+		same &= v[i] == w[i] * c - w[i + 4] * sn &&
+			v[i + 4] == w[i] * sn + w[i + 4] * c &&
+			v[8 + i] == w[8 + i] * c - w[12 + i] * sn;
+	}
+	ok(same, "neox: element i pairs with i + rot/2, in each head");
+}
+
 static void test_softmax(void)
 {
 	float x[5] = { 1, 2, 3, 4, 5 }, big[3] = { 1000, 1001, 1000 }, u[4] = { 0 };
@@ -286,6 +322,7 @@ int main(void)
 	test_matmul();
 	test_rmsnorm();
 	test_rope();
+	test_rope_ext();
 	test_softmax();
 	test_silu();
 	return done();
