@@ -187,10 +187,9 @@ if "$top/tools/tprun" --export-gguf "$tmp/arch.gguf" --synthetic --seed 5 \
 	for mode in qwen2 linear:4 freqs; do
 		model=$tmp/arch-${mode/:/}.gguf
 		python3 "$here/arch-edit.py" "$tmp/arch.gguf" "$model" "$mode"
-		for p in "${!prompts[@]}"; do
-			check_model "arch $mode prompt $p" "$model" \
-				"${prompts[$p]}" "$(tolerance f32)"
-		done
+		# the longer prompt: positions up to 60
+		check_model "arch $mode prompt 1" "$model" "${prompts[1]}" \
+			"$(tolerance f32)"
 	done
 else
 	not_ok "arch: export" "$(cat "$tmp/export.log")"
