@@ -443,6 +443,31 @@ static void test_gguf_equal(void)
 			   "%s, %d rank%s: GGUF export and synthetic weights give the same bits",
 			   tp_type_name(j.type), N, N > 1 ? "s" : "");
 		}
+	/* the K-quants: in super-blocks (256 wide), and each tensor in its
+	 * fallback type (64 wide: Q5_0, Q5_1, Q8_0) */
+	for (i = 0; i < 6; i++)
+		for (N = 1; N <= 3; N += 2) {
+			static const enum tp_type kt[] = { TP_Q4_K, TP_Q5_K,
+							   TP_Q6_K };
+			int ts[4], tg[4], agree;
+			float ls[256], lg[256];
+
+			j.type = kt[i % 3];
+			j.c = i < 3 ? cfg(256, 1, 4, 2, 512, 64) :
+				      cfg(64, 1, 4, 2, 128, 64);
+			j.gguf = NULL;
+			if (tp_export_gguf(path, &j.c, j.seed, j.type, 0, err,
+					   sizeof(err))) {
+				ok(0, "export: %s", err);
+				continue;
+			}
+			run_n(j, N, ts, ls, &agree);
+			j.gguf = path;
+			run_n(j, N, tg, lg, &agree);
+			ok(!memcmp(ls, lg, sizeof(ls)) && !memcmp(ts, tg, sizeof(ts)),
+			   "%s, dim %d, %d rank%s: GGUF export and synthetic weights give the same bits",
+			   tp_type_name(j.type), j.c.dim, N, N > 1 ? "s" : "");
+		}
 	unlink(path);
 }
 
