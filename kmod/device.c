@@ -31,6 +31,7 @@ static const struct ib_device_ops tbr_dev_ops = {
 	.alloc_mw = tbr_alloc_mw,
 	.alloc_pd = tbr_alloc_pd,
 	.alloc_ucontext = tbr_alloc_ucontext,
+	.alloc_xrcd = tbr_alloc_xrcd,
 	.create_ah = tbr_create_ah,
 	.create_cq = TBR_CREATE_CQ_OP,
 	.create_qp = tbr_create_qp,
@@ -40,6 +41,7 @@ static const struct ib_device_ops tbr_dev_ops = {
 	.dealloc_mw = tbr_dealloc_mw,
 	.dealloc_pd = tbr_dealloc_pd,
 	.dealloc_ucontext = tbr_dealloc_ucontext,
+	.dealloc_xrcd = tbr_dealloc_xrcd,
 	.dereg_mr = tbr_dereg_mr,
 	.destroy_ah = tbr_destroy_ah,
 	.destroy_cq = tbr_destroy_cq,
@@ -77,6 +79,7 @@ static const struct ib_device_ops tbr_dev_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_qp, tbr_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_srq, tbr_srq, ibsrq),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, tbr_ucontext, ibuc),
+	INIT_RDMA_OBJ_SIZE(ib_xrcd, tbr_xrcd, ibxrcd),
 };
 
 /*
@@ -156,16 +159,17 @@ static int tbr_dev_check_netdev(struct tbr_dev *tdev, struct net_device *ndev)
 /*
  * xa_init_flags() gives every xarray set up in one file the same lockdep
  * class.  The QP and AH tables are locked from softirq (frames arrive),
- * the MR table only from process context: as one class, lockdep reports
+ * the XRC SRQ table too, the MR table only from process context: as one class, lockdep reports
  * an inconsistent lock state.  They are different locks; say so.
  */
 static void tbr_xa_lock_classes(struct tbr_dev *tdev)
 {
-	static struct lock_class_key mr_key, qp_key, ah_key;
+	static struct lock_class_key mr_key, qp_key, ah_key, srq_key;
 
 	lockdep_set_class(&tdev->mr_xa.xa_lock, &mr_key);
 	lockdep_set_class(&tdev->qp_xa.xa_lock, &qp_key);
 	lockdep_set_class(&tdev->ah_xa.xa_lock, &ah_key);
+	lockdep_set_class(&tdev->srq_xa.xa_lock, &srq_key);
 }
 
 /*
@@ -207,6 +211,7 @@ int tbr_dev_add(const char *name, struct net_device *ndev)
 	xa_init_flags(&tdev->mr_xa, XA_FLAGS_ALLOC);
 	xa_init_flags(&tdev->qp_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_IRQ);
 	xa_init_flags(&tdev->ah_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_IRQ);
+	xa_init_flags(&tdev->srq_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_IRQ);
 	tbr_xa_lock_classes(tdev);
 	tbr_peers_init(tdev);
 	err = tbr_counters_init(tdev);
@@ -283,10 +288,11 @@ static void tbr_dealloc_driver(struct ib_device *ibdev)
 	ida_destroy(&tdev->pd_ida);
 	/* Every object is gone by now: users have closed, kernel ULPs detached. */
 	WARN_ON(!xa_empty(&tdev->mr_xa) || !xa_empty(&tdev->qp_xa) ||
-		!xa_empty(&tdev->ah_xa));
+		!xa_empty(&tdev->ah_xa) || !xa_empty(&tdev->srq_xa));
 	xa_destroy(&tdev->mr_xa);
 	xa_destroy(&tdev->qp_xa);
 	xa_destroy(&tdev->ah_xa);
+	xa_destroy(&tdev->srq_xa);
 	tbr_counters_free(tdev);
 	kvfree(tdev->mr_gen);
 	kfree(tdev->tombs);

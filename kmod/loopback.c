@@ -13,6 +13,10 @@ static bool tbr_loopback_peers(const struct tbr_qp *src,
 {
 	if (tbr_qp_is_datagram(src))
 		return tbr_qp_is_datagram(dst) && READ_ONCE(dst->qkey) == qkey;
+	/* An XRC_INI QP talks to an XRC_TGT QP. */
+	if (src->ibqp.qp_type == IB_QPT_XRC_INI)
+		return dst->ibqp.qp_type == IB_QPT_XRC_TGT &&
+		       READ_ONCE(dst->dest_qpn) == src->ibqp.qp_num;
 	/* A connected QP takes traffic only from the QP it is connected to. */
 	return dst->ibqp.qp_type == src->ibqp.qp_type &&
 	       READ_ONCE(dst->dest_qpn) == src->ibqp.qp_num;
@@ -21,7 +25,7 @@ static bool tbr_loopback_peers(const struct tbr_qp *src,
 enum tbr_resp tbr_loopback_deliver(struct tbr_qp *src, u32 dst_qpn,
 				   struct tbr_msg *msg)
 {
-	enum tbr_resp unanswered = src->ibqp.qp_type == IB_QPT_RC ?
+	enum tbr_resp unanswered = tbr_qp_is_reliable(src) ?
 				   TBR_RESP_NO_QP : TBR_RESP_DROPPED;
 	struct tbr_qp *dst;
 	enum tbr_resp resp;
@@ -35,7 +39,9 @@ enum tbr_resp tbr_loopback_deliver(struct tbr_qp *src, u32 dst_qpn,
 	if (tbr_loopback_peers(src, dst, msg->qkey)) {
 		tbr_count(src->tdev, TBR_CNT_RX_PACKETS, 1);
 		tbr_count(src->tdev, TBR_CNT_RX_BYTES, msg->length);
+		tbr_rx_xrc_get(dst, msg);
 		resp = tbr_rx_message(dst, msg);
+		tbr_rx_xrc_put(msg);
 	} else {
 		tbr_count(src->tdev, TBR_CNT_RX_BAD_FRAMES, 1);
 		resp = unanswered;

@@ -40,6 +40,8 @@ struct tbr_msg {
 	u32 rkey;
 	u64 compare_add;
 	u64 swap;
+	u32 xrc_srqn;			/* XRC: the SRQ at the responder it names */
+	struct tbr_srq *srq;		/* XRC responder: that SRQ, held; or NULL */
 	struct tbr_xfer *xfer;		/* local: payload (SEND/WRITE) or destination (READ) */
 	const struct sk_buff *skb;	/* network: the payload is here instead */
 	u32 skb_off;
@@ -56,6 +58,7 @@ struct tbr_rx_cont {
 	u64 next_off;			/* where the next frame must start */
 	u32 hdr_len;			/* UD: GRH bytes in front of the payload */
 	struct tbr_sgl sgl;		/* the receive buffers, MR references held */
+	struct tbr_srq *srq;		/* XRC: whose WQE it is and CQ it ends on, held */
 };
 
 /* What the responder answers; the requester turns it into a completion. */
@@ -71,6 +74,9 @@ enum tbr_resp {
 
 enum tbr_resp tbr_rx_message(struct tbr_qp *dst, struct tbr_msg *msg);
 void tbr_rx_cont_flush(struct tbr_qp *qp, struct tbr_rx_cont *cont);
+void tbr_rx_cont_drop(struct tbr_rx_cont *cont);
+void tbr_rx_xrc_get(struct tbr_qp *qp, struct tbr_msg *msg);
+void tbr_rx_xrc_put(struct tbr_msg *msg);
 
 /* tx.c: a WQE checked and described as a message */
 enum ib_wc_status tbr_tx_prepare(struct tbr_qp *qp,

@@ -48,6 +48,7 @@ struct tbr_inflight {
 	u32 nframes;
 	u32 seg;			/* payload bytes per frame */
 	u32 read_next;			/* READ/atomic: next response frame expected */
+	u32 xrc_srqn;			/* XRC: the SRQ every frame names */
 	enum ib_wc_status status;	/* set when it is done */
 	bool done;
 	bool signaled;
@@ -133,6 +134,13 @@ struct tbr_frame {
 		struct tbr_wire_read read;
 		struct tbr_wire_atomic atomic;
 		struct tbr_wire_ack ack;
+		struct {		/* requests of transport XRC */
+			struct tbr_wire_xrc xrc;
+			union {
+				struct tbr_wire_read read;
+				struct tbr_wire_atomic atomic;
+			};
+		} x;
 	} ext;
 	const u8 *dmac;
 	const struct tbr_sgl *pay;	/* NULL: no payload */
@@ -144,8 +152,9 @@ struct tbr_frame {
 /* net_frame.c */
 u32 tbr_net_max_payload(struct tbr_dev *tdev, u8 opcode, u8 transport);
 int tbr_net_xmit(struct tbr_dev *tdev, struct tbr_frame *f);
-void tbr_net_xmit_ack(struct tbr_dev *tdev, const u8 *dmac, u32 src_qpn,
-		      u32 dst_qpn, u32 psn, u8 syndrome, u8 rnr_timer);
+void tbr_net_xmit_ack(struct tbr_dev *tdev, const u8 *dmac, u8 transport,
+		      u32 src_qpn, u32 dst_qpn, u32 psn, u8 syndrome,
+		      u8 rnr_timer);
 void tbr_net_frame_init(struct tbr_frame *f, struct tbr_qp *qp, u8 opcode,
 			u32 dst_qpn, u32 psn);
 bool tbr_net_csum_ok(const struct sk_buff *skb, unsigned int len);

@@ -29,6 +29,9 @@ u8 tbr_net_transport(const struct tbr_qp *qp)
 		return TBR_TRANSPORT_RC;
 	case IB_QPT_UC:
 		return TBR_TRANSPORT_UC;
+	case IB_QPT_XRC_INI:
+	case IB_QPT_XRC_TGT:
+		return TBR_TRANSPORT_XRC;
 	default:
 		return TBR_TRANSPORT_UD;
 	}
@@ -62,18 +65,20 @@ void tbr_net_frame_init(struct tbr_frame *f, struct tbr_qp *qp, u8 opcode,
 }
 
 /*
- * An RC ACK (or NAK) from our QP @src_qpn to QP @dst_qpn at
- * @dmac.  It needs no QP: a destroyed QP's tombstone sends it too.
+ * An ACK (or NAK) of transport RC or XRC from our QP @src_qpn to QP
+ * @dst_qpn at @dmac.  It needs no QP: a destroyed QP's tombstone sends it
+ * too.
  */
-void tbr_net_xmit_ack(struct tbr_dev *tdev, const u8 *dmac, u32 src_qpn,
-		      u32 dst_qpn, u32 psn, u8 syndrome, u8 rnr_timer)
+void tbr_net_xmit_ack(struct tbr_dev *tdev, const u8 *dmac, u8 transport,
+		      u32 src_qpn, u32 dst_qpn, u32 psn, u8 syndrome,
+		      u8 rnr_timer)
 {
 	struct tbr_frame f;
 
 	memset(&f, 0, sizeof(f));
 	f.hdr.version = TBR_WIRE_VERSION;
 	f.hdr.opcode = TBR_OP_ACK;
-	f.hdr.transport = TBR_TRANSPORT_RC;
+	f.hdr.transport = transport;
 	f.hdr.dst_qpn = cpu_to_be32(dst_qpn);
 	f.hdr.src_qpn = cpu_to_be32(src_qpn);
 	f.hdr.psn = cpu_to_be32(psn & TBR_PSN_MASK);

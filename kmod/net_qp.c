@@ -17,11 +17,10 @@ int tbr_net_qp_create(struct tbr_qp *qp)
 	if (!net)
 		return -ENOMEM;
 	net->resp.xfer = kmalloc(sizeof(*net->resp.xfer), GFP_KERNEL);
-	if (qp->ibqp.qp_type == IB_QPT_RC)
+	if (tbr_qp_is_reliable(qp))
 		net->req.win = kvcalloc(TBR_NET_WINDOW, sizeof(*net->req.win),
 					GFP_KERNEL);
-	if (!net->resp.xfer ||
-	    (qp->ibqp.qp_type == IB_QPT_RC && !net->req.win)) {
+	if (!net->resp.xfer || (tbr_qp_is_reliable(qp) && !net->req.win)) {
 		kvfree(net->req.win);
 		kfree(net->resp.xfer);
 		kfree(net);
@@ -91,7 +90,7 @@ void tbr_net_tomb_answer(struct tbr_dev *tdev, const struct tbr_wire_hdr *hdr)
 	if (!found.expires || !tbr_psn_before(psn, found.epsn))
 		return;
 
-	tbr_net_xmit_ack(tdev, found.dmac, qpn, src,
+	tbr_net_xmit_ack(tdev, found.dmac, TBR_TRANSPORT_RC, qpn, src,
 			 tbr_psn_add(found.epsn, -1), TBR_SYN_ACK, 0);
 }
 
@@ -99,10 +98,7 @@ void tbr_net_tomb_answer(struct tbr_dev *tdev, const struct tbr_wire_hdr *hdr)
 static void tbr_net_cont_drop(struct tbr_net_qp *net)
 {
 	spin_lock_bh(&net->resp.lock);
-	if (net->resp.cont.active) {
-		net->resp.cont.active = false;
-		tbr_sgl_put(&net->resp.cont.sgl);
-	}
+	tbr_rx_cont_drop(&net->resp.cont);
 	spin_unlock_bh(&net->resp.lock);
 }
 

@@ -415,8 +415,11 @@ void tbr_net_req_rx(struct tbr_qp *qp, const struct sk_buff *skb,
 	struct tbr_inflight *e;
 	enum ib_qp_state state;
 
-	if (qp->ibqp.qp_type != IB_QPT_RC ||
-	    (be32_to_cpu(hdr->src_qpn) & TBR_PSN_MASK) != READ_ONCE(qp->dest_qpn)) {
+	if (qp->ibqp.qp_type != IB_QPT_RC && qp->ibqp.qp_type != IB_QPT_XRC_INI) {
+		tbr_count(qp->tdev, TBR_CNT_RX_BAD_FRAMES, 1);
+		return;
+	}
+	if ((be32_to_cpu(hdr->src_qpn) & TBR_PSN_MASK) != READ_ONCE(qp->dest_qpn)) {
 		tbr_count(qp->tdev, TBR_CNT_RX_BAD_FRAMES, 1);
 		return;
 	}
@@ -425,7 +428,7 @@ void tbr_net_req_rx(struct tbr_qp *qp, const struct sk_buff *skb,
 	if (state != IB_QPS_RTS && state != IB_QPS_SQD)
 		goto out;
 	if (hdr->opcode == TBR_OP_ACK) {
-		tbr_req_rx_ack(qp, (const struct tbr_wire_ack *)(hdr + 1), psn);
+		tbr_req_rx_ack(qp, tbr_wire_op_ext(hdr), psn);
 	} else {
 		e = tbr_req_find(rq, psn);
 		/* None: a late answer to something completed; ignore it. */
@@ -450,6 +453,9 @@ out:
 static u32 tbr_req_frame_read_atomic(struct tbr_frame *f,
 				     struct tbr_inflight *e, u32 psn)
 {
+	bool xrc = f->hdr.transport == TBR_TRANSPORT_XRC;
+	struct tbr_wire_atomic *atomic = xrc ? &f->ext.x.atomic : &f->ext.atomic;
+	struct tbr_wire_read *read = xrc ? &f->ext.x.read : &f->ext.read;
 	u32 start = 0, n = 1;
 	u64 off = 0;
 
@@ -458,12 +464,12 @@ static u32 tbr_req_frame_read_atomic(struct tbr_frame *f,
 				  TBR_NET_READ_CHUNK);
 		n = min_t(u32, TBR_NET_READ_CHUNK, e->nframes - start);
 		off = (u64)start * e->seg;
-		f->ext.read.resp_seg = cpu_to_be32(e->seg);
+		read->resp_seg = cpu_to_be32(e->seg);
 		f->hdr.msg_len = cpu_to_be32(min_t(u64, e->length - off,
 						   (u64)n * e->seg));
 	} else {
-		f->ext.atomic.compare_add = cpu_to_be64(e->compare_add);
-		f->ext.atomic.swap = cpu_to_be64(e->swap);
+		atomic->compare_add = cpu_to_be64(e->compare_add);
+		atomic->swap = cpu_to_be64(e->swap);
 		f->hdr.msg_len = cpu_to_be32(e->length);
 	}
 	f->hdr.psn = cpu_to_be32(tbr_psn_add(e->first_psn, start));
@@ -495,6 +501,8 @@ static u32 tbr_req_transmit(struct tbr_qp *qp, struct tbr_inflight *e, u32 psn)
 	tbr_net_frame_init(&f, qp, tbr_wire_opcode(e->opcode),
 			   READ_ONCE(qp->dest_qpn), psn);
 	f.dmac = tbr_net_peer_mac(qp);
+	if (f.hdr.transport == TBR_TRANSPORT_XRC)
+		f.ext.x.xrc.srqn = cpu_to_be32(e->xrc_srqn & TBR_PSN_MASK);
 	if (tbr_is_read_or_atomic(e->opcode)) {
 		next = tbr_req_frame_read_atomic(&f, e, psn);
 	} else {
@@ -571,9 +579,11 @@ static void tbr_req_start(struct tbr_qp *qp, u32 slot)
 	e->swap = msg.swap;
 	e->imm = msg.imm_data;
 	e->solicited = msg.solicited;
+	e->xrc_srqn = msg.xrc_srqn;
 	op = tbr_wire_opcode(e->opcode);
 	e->seg = tbr_net_max_payload(qp->tdev, e->opcode == IB_UVERBS_WR_RDMA_READ ?
-				     TBR_OP_READ_RESPONSE : op, TBR_TRANSPORT_RC);
+				     TBR_OP_READ_RESPONSE : op,
+				     tbr_net_transport(qp));
 	if (!e->seg) {
 		tbr_sgl_put(&e->local);
 		e->done = true;

@@ -36,7 +36,8 @@ static u32 tbr_wire_to_wr_opcode(u8 op, bool last)
 
 void tbr_net_send_ack(struct tbr_qp *qp, u8 syndrome, u32 psn)
 {
-	tbr_net_xmit_ack(qp->tdev, tbr_net_peer_mac(qp), qp->ibqp.qp_num,
+	tbr_net_xmit_ack(qp->tdev, tbr_net_peer_mac(qp), tbr_net_transport(qp),
+			 qp->ibqp.qp_num,
 			 READ_ONCE(qp->dest_qpn), psn, syndrome,
 			 qp->min_rnr_timer);
 }
@@ -117,6 +118,9 @@ static bool tbr_net_parse(struct tbr_qp *qp, const struct sk_buff *skb,
 	};
 	if (total > TBR_MAX_MSG_SIZE)
 		return false;
+	if (hdr->transport == TBR_TRANSPORT_XRC)
+		msg->xrc_srqn = be32_to_cpu(((const struct tbr_wire_xrc *)
+					     (hdr + 1))->srqn) & TBR_PSN_MASK;
 
 	switch (hdr->opcode) {
 	case TBR_OP_READ_REQUEST:
@@ -130,9 +134,9 @@ static bool tbr_net_parse(struct tbr_qp *qp, const struct sk_buff *skb,
 		if (total != sizeof(u64))
 			return false;
 		msg->compare_add = be64_to_cpu(((const struct tbr_wire_atomic *)
-						(hdr + 1))->compare_add);
+						tbr_wire_op_ext(hdr))->compare_add);
 		msg->swap = be64_to_cpu(((const struct tbr_wire_atomic *)
-					 (hdr + 1))->swap);
+					 tbr_wire_op_ext(hdr))->swap);
 		return true;
 	}
 	/* SEND and WRITE: the frame's bytes lie inside the message. */
@@ -188,7 +192,7 @@ static void tbr_net_nak(struct tbr_qp *qp, enum tbr_resp resp, u32 psn)
 static bool tbr_net_read_seg_ok(struct tbr_qp *qp, u32 seg, u64 len)
 {
 	return seg && seg <= tbr_net_max_payload(qp->tdev, TBR_OP_READ_RESPONSE,
-						 TBR_TRANSPORT_RC) &&
+						 tbr_net_transport(qp)) &&
 	       tbr_psn_frames(len, seg) <= TBR_NET_READ_CHUNK;
 }
 
@@ -225,12 +229,17 @@ static void tbr_net_duplicate(struct tbr_qp *qp, const struct tbr_wire_hdr *hdr,
 	switch (hdr->opcode) {
 	case TBR_OP_READ_REQUEST:
 		/* Reading again is harmless, and the memory may have changed. */
-		seg = be32_to_cpu(((const struct tbr_wire_read *)(hdr + 1))->resp_seg);
+		seg = be32_to_cpu(((const struct tbr_wire_read *)
+				   tbr_wire_op_ext(hdr))->resp_seg);
 		if (!tbr_net_read_seg_ok(qp, seg, msg->length) ||
 		    !tbr_net_read_seen(rs, psn))
 			return;
+		/* XRC: the memory is that of the named SRQ's PD, as at first. */
+		if (qp->ibqp.qp_type == IB_QPT_XRC_TGT && !msg->srq)
+			return;
 		if (!(qp->access & IB_ACCESS_REMOTE_READ) ||
-		    tbr_sgl_resolve_remote(&rs->xfer->remote, qp->tdev, qp->pdn,
+		    tbr_sgl_resolve_remote(&rs->xfer->remote, qp->tdev,
+					   msg->srq ? msg->srq->pdn : qp->pdn,
 					   qp->ibqp.qp_num, msg->rkey,
 					   msg->remote_addr,
 					   msg->length, IB_ACCESS_REMOTE_READ))
@@ -278,7 +287,8 @@ static void tbr_net_rc_rx(struct tbr_qp *qp, const struct tbr_wire_hdr *hdr,
 	}
 
 	if (hdr->opcode == TBR_OP_READ_REQUEST) {
-		seg = be32_to_cpu(((const struct tbr_wire_read *)(hdr + 1))->resp_seg);
+		seg = be32_to_cpu(((const struct tbr_wire_read *)
+				   tbr_wire_op_ext(hdr))->resp_seg);
 		if (!tbr_net_read_seg_ok(qp, seg, msg->length)) {
 			tbr_qp_set_error(qp);
 			return tbr_net_nak(qp, TBR_RESP_REM_INV, psn);
@@ -342,8 +352,11 @@ void tbr_net_resp_rx(struct tbr_qp *qp, const struct sk_buff *skb,
 		tbr_count(qp->tdev, TBR_CNT_RX_BAD_FRAMES, 1);
 		goto out;
 	}
-	if (hdr->transport == TBR_TRANSPORT_RC) {
+	if (hdr->transport == TBR_TRANSPORT_RC ||
+	    hdr->transport == TBR_TRANSPORT_XRC) {
+		tbr_rx_xrc_get(qp, &msg);
 		tbr_net_rc_rx(qp, hdr, &msg);
+		tbr_rx_xrc_put(&msg);
 		goto out;
 	}
 	/* UC carries SEND and WRITE only: a READ or atomic is invalid. */

@@ -38,7 +38,7 @@ static void tbr_net_rx_frame(struct tbr_dev *tdev, struct sk_buff *skb)
 		return tbr_net_bad(tdev, "version");
 	}
 	hdr_len = tbr_wire_hdr_len(hdr->opcode, hdr->transport);
-	if (!hdr_len || hdr->transport > TBR_TRANSPORT_UD)
+	if (!hdr_len || hdr->transport > TBR_TRANSPORT_XRC)
 		return tbr_net_bad(tdev, "opcode");
 	if (!pskb_may_pull(skb, hdr_len))
 		return tbr_net_bad(tdev, "truncated extension");

@@ -178,6 +178,11 @@ int tbr_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 {
 	struct tbr_qp *qp = to_tqp(ibqp);
 
+	/* An XRC_TGT QP has no send queue (the core made it kernel-owned). */
+	if (ibqp->qp_type == IB_QPT_XRC_TGT) {
+		*bad_wr = wr;
+		return -EINVAL;
+	}
 	if (!qp->is_user)
 		return tbr_post_send_kernel(qp, wr, bad_wr);
 	/*
@@ -212,7 +217,7 @@ int tbr_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	struct tbr_qp *qp = to_tqp(ibqp);
 	int err = 0;
 
-	if (qp->srq || (qp->is_user && wr)) {
+	if (!tbr_qp_has_rq(qp) || (qp->is_user && wr)) {
 		*bad_wr = wr;
 		return -EINVAL;
 	}

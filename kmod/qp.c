@@ -25,7 +25,7 @@ static int tbr_qp_check_caps(struct tbr_qp *qp, struct ib_qp_init_attr *init)
 	if (cap->max_send_wr > TBR_MAX_QP_WR || cap->max_send_sge > TBR_MAX_SGE ||
 	    cap->max_inline_data > TBR_MAX_INLINE)
 		return -EINVAL;
-	if (!init->srq && (cap->max_recv_wr > TBR_MAX_QP_WR ||
+	if (tbr_qp_has_rq(qp) && (cap->max_recv_wr > TBR_MAX_QP_WR ||
 			   cap->max_recv_sge > TBR_MAX_SGE))
 		return -EINVAL;
 	return 0;
@@ -60,6 +60,12 @@ static int tbr_qp_alloc_queues(struct tbr_qp *qp, struct ib_qp_init_attr *init,
 	struct ib_qp_cap *cap = &init->cap;
 	int err;
 
+	/*
+	 * An XRC_TGT QP never sends: a one-slot kernel queue nobody posts to
+	 * keeps the send engine's paths (error, reset, destroy) the same.
+	 */
+	if (qp->ibqp.qp_type == IB_QPT_XRC_TGT)
+		memset(cap, 0, sizeof(*cap));
 	qp->max_send_sge = max(cap->max_send_sge, 1U);
 	err = tbr_queue_alloc(&qp->sq, qp->ibqp.device, udata,
 			      cap->max_send_wr,
@@ -73,7 +79,7 @@ static int tbr_qp_alloc_queues(struct tbr_qp *qp, struct ib_qp_init_attr *init,
 	tbr_queue_info(&qp->sq, &resp->sq);
 	resp->max_inline_data = qp->max_inline;
 
-	if (!qp->srq) {
+	if (tbr_qp_has_rq(qp)) {
 		err = tbr_recvq_init(&qp->rq, qp->ibqp.device, udata,
 				     cap->max_recv_wr, cap->max_recv_sge,
 				     &resp->rq);
@@ -104,20 +110,31 @@ int tbr_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	case IB_QPT_UD:
 	case IB_QPT_GSI:
 		break;
+	case IB_QPT_XRC_INI:
+		/* Its WQEs name the remote SRQ: only the user ABI has the field. */
+		if (!udata || init->srq)
+			return -EOPNOTSUPP;
+		break;
+	case IB_QPT_XRC_TGT:
+		/* The core creates it without PD, CQs or udata, for a domain. */
+		if (!init->xrcd)
+			return -EINVAL;
+		break;
 	default:
 		return -EOPNOTSUPP;
 	}
 	if (init->create_flags)
 		return -EOPNOTSUPP;
+	qp->srq = init->srq ? to_tsrq(init->srq) : NULL;
 	err = tbr_qp_check_caps(qp, init);
 	if (err)
 		return err;
 
 	qp->tdev = tdev;
-	qp->pdn = to_tpd(ibqp->pd)->pdn;
+	/* XRC_TGT: none; its memory checks use the named SRQ's PD (rx.c). */
+	qp->pdn = ibqp->pd ? to_tpd(ibqp->pd)->pdn : 0;
 	qp->is_user = !!udata;
 	qp->sq_sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
-	qp->srq = init->srq ? to_tsrq(init->srq) : NULL;
 	qp->state = IB_QPS_RESET;
 	spin_lock_init(&qp->state_lock);
 	mutex_init(&qp->modify_lock);
@@ -157,7 +174,7 @@ err_net:
 err_queues:
 	kfree(qp->xfer);
 	kfree(qp->wqe);
-	if (!qp->srq)
+	if (tbr_qp_has_rq(qp))
 		tbr_recvq_destroy(&qp->rq);
 	tbr_queue_free(&qp->sq);
 err_number:
@@ -178,7 +195,7 @@ int tbr_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 
 	kfree(qp->xfer);
 	kfree(qp->wqe);
-	if (!qp->srq)
+	if (tbr_qp_has_rq(qp))
 		tbr_recvq_destroy(&qp->rq);
 	tbr_queue_free(&qp->sq);
 	return 0;
@@ -255,7 +272,7 @@ void tbr_qp_set_error(struct tbr_qp *qp)
 
 	if (qp->srq) {
 		tbr_qp_event(qp, IB_EVENT_QP_LAST_WQE_REACHED);
-	} else {
+	} else if (tbr_qp_has_rq(qp)) {
 		WRITE_ONCE(qp->rq.queue.hdr->flags, TBRDMA_RQ_FLAG_FLUSH);
 		tbr_rq_flush(qp);
 	}
@@ -282,7 +299,7 @@ static void tbr_qp_reset_queues(struct tbr_qp *qp)
 	if (test_bit(TBR_TX_PENDING, &qp->tx_flags))
 		tbr_tx_schedule(qp);
 
-	if (!qp->srq) {
+	if (tbr_qp_has_rq(qp)) {
 		spin_lock_irqsave(&qp->rq.lock, flags);
 		tbr_queue_discard(&qp->rq.queue);
 		WRITE_ONCE(qp->rq.queue.hdr->flags, 0);
@@ -335,7 +352,8 @@ static int tbr_qp_check_attr(struct tbr_qp *qp, struct ib_qp_attr *attr,
 	}
 	if ((mask & IB_QP_CAP) &&
 	    (attr->cap.max_send_wr > qp->sq.num_slots ||
-	     attr->cap.max_recv_wr > (qp->srq ? 0 : qp->rq.queue.num_slots)))
+	     attr->cap.max_recv_wr > (tbr_qp_has_rq(qp) ?
+				      qp->rq.queue.num_slots : 0)))
 		return -EINVAL;		/* resizing a QP is not supported */
 	return 0;
 }
@@ -452,7 +470,7 @@ int tbr_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	attr->cap.max_send_wr = qp->sq.num_slots;
 	attr->cap.max_send_sge = qp->max_send_sge;
 	attr->cap.max_inline_data = qp->max_inline;
-	if (!qp->srq) {
+	if (tbr_qp_has_rq(qp)) {
 		attr->cap.max_recv_wr = qp->rq.queue.num_slots;
 		attr->cap.max_recv_sge = qp->rq.max_sge;
 	}
@@ -461,6 +479,7 @@ int tbr_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	init->send_cq = ibqp->send_cq;
 	init->recv_cq = ibqp->recv_cq;
 	init->srq = ibqp->srq;
+	init->xrcd = ibqp->xrcd;
 	init->sq_sig_type = qp->sq_sig_all ? IB_SIGNAL_ALL_WR : IB_SIGNAL_REQ_WR;
 	return 0;
 }

@@ -19,7 +19,52 @@
 
 static bool tbr_rx_reliable(struct tbr_qp *qp)
 {
-	return qp->ibqp.qp_type == IB_QPT_RC;
+	return tbr_qp_is_reliable(qp);
+}
+
+/*
+ * The PD memory is checked against: the QP's, or for an XRC_TGT QP (which
+ * has none) that of the XRC SRQ the request names, for SENDs and RDMA
+ * alike, as the XRC spec has it (Documentation/clients.md, "XRC").
+ */
+static u32 tbr_rx_pdn(const struct tbr_qp *qp, const struct tbr_msg *msg)
+{
+	return msg->srq ? msg->srq->pdn : qp->pdn;
+}
+
+/* Where a receive completes: the XRC SRQ's CQ, else the QP's receive CQ. */
+static struct tbr_cq *tbr_rx_cq(struct tbr_qp *qp, const struct tbr_msg *msg)
+{
+	return msg->srq ? to_tcq(msg->srq->ibsrq.ext.cq) : tbr_qp_rcq(qp);
+}
+
+/*
+ * An XRC_TGT QP: find the SRQ the request names, if it may take it (an
+ * XRC SRQ of its XRC domain); msg->srq stays NULL when not, and the
+ * request is then refused as invalid (tbr_rx_message).  Any other QP:
+ * nothing to do.  The caller calls tbr_rx_xrc_put() when done.
+ */
+void tbr_rx_xrc_get(struct tbr_qp *qp, struct tbr_msg *msg)
+{
+	msg->srq = NULL;
+	if (qp->ibqp.qp_type == IB_QPT_XRC_TGT)
+		msg->srq = tbr_srq_get_xrc(qp, msg->xrc_srqn);
+}
+
+void tbr_rx_xrc_put(struct tbr_msg *msg)
+{
+	if (msg->srq)
+		tbr_srq_put(msg->srq);
+	msg->srq = NULL;
+}
+
+/* A SEND's continuation ends: its buffers and its SRQ are let go. */
+static void tbr_rx_cont_end(struct tbr_rx_cont *cont)
+{
+	cont->active = false;
+	if (cont->srq)
+		tbr_srq_put(cont->srq);
+	cont->srq = NULL;
 }
 
 /* Class C error on RC: the responder QP goes to error too. */
@@ -65,7 +110,7 @@ static void tbr_rx_complete(struct tbr_qp *qp, u64 wr_id,
 							   msg->ah->dgid.raw) ?
 				       RDMA_NETWORK_IPV4 : RDMA_NETWORK_IPV6;
 	}
-	if (tbr_cq_post(tbr_qp_rcq(qp), &cqe, qp, msg->solicited))
+	if (tbr_cq_post(tbr_rx_cq(qp, msg), &cqe, qp, msg->solicited))
 		tbr_qp_set_error(qp);	/* CQ overrun */
 }
 
@@ -77,12 +122,13 @@ static int tbr_rx_take_wqe(struct tbr_qp *qp, struct tbr_msg *msg,
 			   enum tbr_resp *resp)
 {
 	struct tbrdma_recv_wqe *wqe = (void *)msg->xfer->recv_wqe;
-	struct tbr_recvq *rq = qp->srq ? &qp->srq->rq : &qp->rq;
+	struct tbr_srq *srq = msg->srq ?: qp->srq;
+	struct tbr_recvq *rq = srq ? &srq->rq : &qp->rq;
 	int left = tbr_recvq_take(rq, wqe);
 
 	if (left >= 0) {
-		if (qp->srq)
-			tbr_srq_check_limit(qp->srq, left);
+		if (srq)
+			tbr_srq_check_limit(srq, left);
 		return 0;
 	}
 	if (left == -ENOENT) {
@@ -198,7 +244,8 @@ static enum tbr_resp tbr_rx_send(struct tbr_qp *qp, struct tbr_msg *msg)
 			cont->next_off = 0;
 		}
 		/* A later frame must continue exactly the message we started. */
-		if (msg->total != cont->total || msg->offset != cont->next_off)
+		if (msg->total != cont->total || msg->offset != cont->next_off ||
+		    msg->srq != cont->srq)
 			goto too_long;
 	} else {
 		if (!msg->first)	/* UC: the start was lost */
@@ -206,7 +253,7 @@ static enum tbr_resp tbr_rx_send(struct tbr_qp *qp, struct tbr_msg *msg)
 		if (tbr_rx_take_wqe(qp, msg, &resp))
 			return resp;
 		wr_id = wqe->wr_id;
-		status = tbr_sgl_resolve(dst, qp->tdev, qp->pdn,
+		status = tbr_sgl_resolve(dst, qp->tdev, tbr_rx_pdn(qp, msg),
 					 (struct tbrdma_sge *)(wqe + 1),
 					 wqe->num_sge, IB_ACCESS_LOCAL_WRITE);
 		if (status != IB_WC_SUCCESS) {
@@ -229,6 +276,9 @@ static enum tbr_resp tbr_rx_send(struct tbr_qp *qp, struct tbr_msg *msg)
 			cont->total = msg->total;
 			cont->next_off = 0;
 			cont->active = true;
+			cont->srq = msg->srq;
+			if (cont->srq)
+				refcount_inc(&cont->srq->users);
 			dst = &cont->sgl;
 		}
 	}
@@ -241,11 +291,11 @@ static enum tbr_resp tbr_rx_send(struct tbr_qp *qp, struct tbr_msg *msg)
 		return TBR_RESP_OK;
 	}
 	tbr_sgl_put(dst);
-	if (cont)
-		cont->active = false;
+	if (cont && cont->active)
+		tbr_rx_cont_end(cont);
 	/* SEND_WITH_INV: the key dies with the message's completion. */
 	if (msg->opcode == IB_UVERBS_WR_SEND_WITH_INV &&
-	    tbr_mr_invalidate(qp->tdev, qp->pdn, qp->ibqp.qp_num,
+	    tbr_mr_invalidate(qp->tdev, tbr_rx_pdn(qp, msg), qp->ibqp.qp_num,
 			      msg->rkey, true) !=
 	    IB_WC_SUCCESS) {
 		tbr_rx_complete(qp, wr_id, IB_WC_REM_INV_REQ_ERR, IB_WC_RECV, 0,
@@ -261,9 +311,9 @@ static enum tbr_resp tbr_rx_send(struct tbr_qp *qp, struct tbr_msg *msg)
 
 too_long:
 	tbr_sgl_put(dst);
-	if (cont)
-		cont->active = false;
 	tbr_rx_complete(qp, wr_id, IB_WC_LOC_LEN_ERR, IB_WC_RECV, 0, msg);
+	if (cont && cont->active)
+		tbr_rx_cont_end(cont);
 	if (!tbr_rx_reliable(qp))
 		return TBR_RESP_DROPPED;
 	tbr_qp_set_error(qp);
@@ -277,10 +327,20 @@ void tbr_rx_cont_flush(struct tbr_qp *qp, struct tbr_rx_cont *cont)
 
 	if (!cont->active)
 		return;
-	cont->active = false;
 	tbr_sgl_put(&cont->sgl);
+	msg.srq = cont->srq;
 	tbr_rx_complete(qp, cont->wr_id, IB_WC_WR_FLUSH_ERR, IB_WC_RECV, 0,
 			&msg);
+	tbr_rx_cont_end(cont);
+}
+
+/* The QP is reset or destroyed: a SEND in progress ends without completion. */
+void tbr_rx_cont_drop(struct tbr_rx_cont *cont)
+{
+	if (!cont->active)
+		return;
+	tbr_sgl_put(&cont->sgl);
+	tbr_rx_cont_end(cont);
 }
 
 /* An RDMA WRITE, or one frame of it; the immediate comes with the last. */
@@ -293,7 +353,7 @@ static enum tbr_resp tbr_rx_write(struct tbr_qp *qp, struct tbr_msg *msg)
 	enum tbr_resp resp;
 
 	if (!(qp->access & IB_ACCESS_REMOTE_WRITE) ||
-	    tbr_sgl_resolve_remote(dst, qp->tdev, qp->pdn,
+	    tbr_sgl_resolve_remote(dst, qp->tdev, tbr_rx_pdn(qp, msg),
 				   qp->ibqp.qp_num, msg->rkey,
 				   msg->remote_addr, msg->length,
 				   IB_ACCESS_REMOTE_WRITE) != IB_WC_SUCCESS)
@@ -317,7 +377,7 @@ static enum tbr_resp tbr_rx_read(struct tbr_qp *qp, struct tbr_msg *msg)
 	struct tbr_sgl *src = &msg->xfer->remote;
 
 	if (!(qp->access & IB_ACCESS_REMOTE_READ) ||
-	    tbr_sgl_resolve_remote(src, qp->tdev, qp->pdn,
+	    tbr_sgl_resolve_remote(src, qp->tdev, tbr_rx_pdn(qp, msg),
 				   qp->ibqp.qp_num, msg->rkey,
 				   msg->remote_addr, msg->length,
 				   IB_ACCESS_REMOTE_READ) != IB_WC_SUCCESS)
@@ -339,7 +399,7 @@ static enum tbr_resp tbr_rx_atomic(struct tbr_qp *qp, struct tbr_msg *msg)
 	if (msg->remote_addr & 7)
 		return tbr_rx_reliable(qp) ? TBR_RESP_REM_INV : TBR_RESP_DROPPED;
 	if (!(qp->access & IB_ACCESS_REMOTE_ATOMIC) ||
-	    tbr_sgl_resolve_remote(target, qp->tdev, qp->pdn,
+	    tbr_sgl_resolve_remote(target, qp->tdev, tbr_rx_pdn(qp, msg),
 				   qp->ibqp.qp_num, msg->rkey,
 				   msg->remote_addr, sizeof(u64),
 				   IB_ACCESS_REMOTE_ATOMIC) != IB_WC_SUCCESS)
@@ -369,6 +429,15 @@ enum tbr_resp tbr_rx_message(struct tbr_qp *qp, struct tbr_msg *msg)
 		return tbr_rx_reliable(qp) ? TBR_RESP_NO_QP : TBR_RESP_DROPPED;
 	}
 	tbr_count(qp->tdev, TBR_CNT_RX_OPS, 1);
+	/*
+	 * XRC: no such SRQ, not an XRC SRQ, or one of another XRC domain.
+	 * NAK invalid request; the requester's WQE completes in error.
+	 */
+	if (qp->ibqp.qp_type == IB_QPT_XRC_TGT && !msg->srq)
+		return TBR_RESP_REM_INV;
+	/* An XRC_INI QP only sends: it has nowhere to take a request. */
+	if (qp->ibqp.qp_type == IB_QPT_XRC_INI)
+		return TBR_RESP_REM_INV;
 
 	switch (msg->opcode) {
 	case IB_UVERBS_WR_SEND_WITH_INV:

@@ -122,16 +122,47 @@ int tbr_recvq_post(struct tbr_recvq *rq, const struct ib_recv_wr *wr,
 	return err;
 }
 
+/*
+ * XRC domains carry nothing of ours: the core tracks their SRQs and TGT
+ * QPs, and the responder compares the domain pointers.
+ */
+int tbr_alloc_xrcd(struct ib_xrcd *ibxrcd, struct ib_udata *udata)
+{
+	return 0;
+}
+
+int tbr_dealloc_xrcd(struct ib_xrcd *ibxrcd, struct ib_udata *udata)
+{
+	return 0;
+}
+
+/* An XRC SRQ gets the number XRC_INI QPs' requests name. */
+static int tbr_srq_alloc_number(struct tbr_dev *tdev, struct tbr_srq *srq)
+{
+	int err;
+
+	err = xa_alloc_cyclic_irq(&tdev->srq_xa, &srq->srqn, NULL,
+				  XA_LIMIT(1, TBR_MAX_SRQ), &tdev->srq_next,
+				  GFP_KERNEL);
+	if (err < 0)
+		return err == -EBUSY ? -ENOMEM : err;
+	srq->ibsrq.ext.xrc.srq_num = srq->srqn;
+	return 0;
+}
+
 int tbr_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 		   struct ib_udata *udata)
 {
 	struct tbr_dev *tdev = to_tdev(ibsrq->device);
 	struct tbr_srq *srq = to_tsrq(ibsrq);
 	struct tbrdma_create_srq_resp resp = {};
+	bool xrc = init->srq_type == IB_SRQT_XRC;
 	int err;
 
-	if (init->srq_type != IB_SRQT_BASIC)
+	if (init->srq_type != IB_SRQT_BASIC && !xrc)
 		return -EOPNOTSUPP;
+	if (xrc && (!init->ext.cq || !init->ext.xrc.xrcd))
+		return -EINVAL;
 	if (!init->attr.max_wr || init->attr.max_wr > TBR_MAX_SRQ_WR ||
 	    init->attr.srq_limit > init->attr.max_wr)
 		return -EINVAL;
@@ -144,21 +175,67 @@ int tbr_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	if (err)
 		goto err_count;
 	srq->limit = init->attr.srq_limit;
+	srq->pdn = to_tpd(ibsrq->pd)->pdn;
+	refcount_set(&srq->users, 1);
+	init_completion(&srq->released);
 	init->attr.max_wr = srq->rq.queue.num_slots;
 	init->attr.max_sge = srq->rq.max_sge;
+	if (xrc) {
+		err = tbr_srq_alloc_number(tdev, srq);
+		if (err)
+			goto err_queue;
+	}
 
 	if (udata) {
 		err = tbr_respond(udata, &resp, sizeof(resp));
 		if (err)
-			goto err_queue;
+			goto err_number;
 	}
+	/* Visible to the responder from here on. */
+	if (xrc)
+		xa_store_irq(&tdev->srq_xa, srq->srqn, srq, GFP_KERNEL);
 	return 0;
 
+err_number:
+	if (xrc)
+		xa_erase_irq(&tdev->srq_xa, srq->srqn);
 err_queue:
 	tbr_recvq_destroy(&srq->rq);
 err_count:
 	atomic_dec(&tdev->num_srq);
 	return err;
+}
+
+/*
+ * An XRC SRQ by the number a request named, held (tbr_srq_put), if @tgt
+ * may use it: it must be an XRC SRQ of @tgt's XRC domain.  NULL otherwise.
+ */
+struct tbr_srq *tbr_srq_get_xrc(struct tbr_qp *tgt, u32 srqn)
+{
+	struct tbr_dev *tdev = tgt->tdev;
+	unsigned long flags;
+	struct tbr_srq *srq;
+
+	/* Under the xarray lock, as tbr_qp_get(): destroy waits for us. */
+	xa_lock_irqsave(&tdev->srq_xa, flags);
+	srq = xa_load(&tdev->srq_xa, srqn);
+	if (srq && !refcount_inc_not_zero(&srq->users))
+		srq = NULL;
+	xa_unlock_irqrestore(&tdev->srq_xa, flags);
+	if (!srq)
+		return NULL;
+	if (srq->ibsrq.srq_type != IB_SRQT_XRC ||
+	    srq->ibsrq.ext.xrc.xrcd != tgt->ibqp.xrcd) {
+		tbr_srq_put(srq);
+		return NULL;
+	}
+	return srq;
+}
+
+void tbr_srq_put(struct tbr_srq *srq)
+{
+	if (refcount_dec_and_test(&srq->users))
+		complete(&srq->released);
 }
 
 /* Resizing is not supported (query_device does not claim it); the limit is. */
@@ -188,11 +265,20 @@ int tbr_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
 	return 0;
 }
 
-/* The core refuses to destroy an SRQ that QPs still use. */
+/*
+ * The core refuses to destroy an SRQ that QPs still use; XRC SRQs are
+ * used by number, by whichever TGT QP a request arrives at.
+ */
 int tbr_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 {
 	struct tbr_srq *srq = to_tsrq(ibsrq);
 
+	if (ibsrq->srq_type == IB_SRQT_XRC) {
+		/* No new message finds it; wait for those being delivered. */
+		xa_erase_irq(&to_tdev(ibsrq->device)->srq_xa, srq->srqn);
+		if (!refcount_dec_and_test(&srq->users))
+			wait_for_completion(&srq->released);
+	}
 	tbr_recvq_destroy(&srq->rq);
 	atomic_dec(&to_tdev(ibsrq->device)->num_srq);
 	return 0;

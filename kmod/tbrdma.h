@@ -48,6 +48,8 @@ struct tbr_dev {
 	u32 qp_next;
 	struct xarray ah_xa;		/* AH handle -> tbr_ah */
 	u32 ah_next;
+	struct xarray srq_xa;		/* XRC SRQ number -> tbr_srq */
+	u32 srq_next;
 	atomic_t num_cq;
 	atomic_t num_srq;
 	struct tbr_counters __percpu *counters;
@@ -78,6 +80,11 @@ struct tbr_ucontext {
 struct tbr_pd {
 	struct ib_pd ibpd;
 	u32 pdn;
+};
+
+/* An XRC domain: only the core's object; SRQs and TGT QPs point to it. */
+struct tbr_xrcd {
+	struct ib_xrcd ibxrcd;
 };
 
 enum tbr_mr_type {
@@ -168,6 +175,14 @@ struct tbr_srq {
 	struct ib_srq ibsrq;
 	struct tbr_recvq rq;
 	u32 limit;		/* 0: not armed */
+	u32 pdn;		/* of its PD: XRC requests' memory checks */
+	/*
+	 * XRC SRQs: the number requests name (ibsrq.ext.xrc.srq_num, an
+	 * index in tdev->srq_xa), and lookups in flight from the responder.
+	 */
+	u32 srqn;
+	refcount_t users;	/* 1 while it exists + one per lookup */
+	struct completion released;
 };
 
 struct tbr_ah {
@@ -288,6 +303,28 @@ static inline struct ib_ucontext *tbr_qp_ucontext(struct tbr_qp *qp)
 	struct ib_pd *pd = qp->ibqp.pd;
 
 	return pd && pd->uobject ? pd->uobject->context : NULL;
+}
+
+static inline bool tbr_qp_is_xrc(const struct tbr_qp *qp)
+{
+	return qp->ibqp.qp_type == IB_QPT_XRC_INI ||
+	       qp->ibqp.qp_type == IB_QPT_XRC_TGT;
+}
+
+/* RC and both XRC ends: acknowledged, retried, errors are fatal to the QP. */
+static inline bool tbr_qp_is_reliable(const struct tbr_qp *qp)
+{
+	return qp->ibqp.qp_type == IB_QPT_RC || tbr_qp_is_xrc(qp);
+}
+
+/*
+ * Does the QP have a receive queue of its own?  Not on an SRQ, and never
+ * for XRC: an XRC_INI QP only sends, an XRC_TGT QP takes each message's
+ * receive WQE from the XRC SRQ the message names.
+ */
+static inline bool tbr_qp_has_rq(const struct tbr_qp *qp)
+{
+	return !qp->srq && !tbr_qp_is_xrc(qp);
 }
 
 /* UD and the GSI QP send datagrams; RC and UC are connected. */
@@ -440,6 +477,10 @@ int tbr_recvq_post(struct tbr_recvq *rq, const struct ib_recv_wr *wr,
 int tbr_recvq_take(struct tbr_recvq *rq, struct tbrdma_recv_wqe *wqe);
 int tbr_recvq_drop(struct tbr_recvq *rq, u64 *wr_id);
 void tbr_srq_check_limit(struct tbr_srq *srq, int remaining);
+struct tbr_srq *tbr_srq_get_xrc(struct tbr_qp *tgt, u32 srqn);
+void tbr_srq_put(struct tbr_srq *srq);
+int tbr_alloc_xrcd(struct ib_xrcd *ibxrcd, struct ib_udata *udata);
+int tbr_dealloc_xrcd(struct ib_xrcd *ibxrcd, struct ib_udata *udata);
 
 /* ah.c */
 int tbr_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,

@@ -19,18 +19,28 @@ static bool tbr_opcode_allowed(const struct tbr_qp *qp, u32 opcode)
 {
 	enum ib_qp_type type = qp->ibqp.qp_type;
 
+	/* An XRC_INI QP is an RC requester; an XRC_TGT QP never sends. */
+	if (type == IB_QPT_XRC_TGT)
+		return false;
+	if (type == IB_QPT_XRC_INI)
+		type = IB_QPT_RC;
 	switch (opcode) {
 	case IB_UVERBS_WR_SEND:
 	case IB_UVERBS_WR_SEND_WITH_IMM:
 		return true;
 	/* Fast registration: kernel consumers' connected QPs. */
 	case TBRDMA_WR_REG_MR:
-		return !qp->is_user && (type == IB_QPT_RC || type == IB_QPT_UC);
-	/* Invalidation (fast-registration MRs, type 2 windows), binding. */
+		return !qp->is_user && (qp->ibqp.qp_type == IB_QPT_RC ||
+					qp->ibqp.qp_type == IB_QPT_UC);
+	/*
+	 * Invalidation (fast-registration MRs, type 2 windows) and binding:
+	 * RC and UC QPs, not XRC ones.
+	 */
 	case IB_UVERBS_WR_SEND_WITH_INV:
 	case IB_UVERBS_WR_LOCAL_INV:
 	case IB_UVERBS_WR_BIND_MW:
-		return type == IB_QPT_RC || type == IB_QPT_UC;
+		return qp->ibqp.qp_type == IB_QPT_RC ||
+		       qp->ibqp.qp_type == IB_QPT_UC;
 	case IB_UVERBS_WR_RDMA_WRITE:
 	case IB_UVERBS_WR_RDMA_WRITE_WITH_IMM:
 		return type == IB_QPT_RC || type == IB_QPT_UC;
@@ -151,6 +161,9 @@ enum ib_wc_status tbr_tx_prepare(struct tbr_qp *qp,
 		.src_qpn = qp->ibqp.qp_num,
 		.first = true,
 		.last = true,
+		/* XRC_INI: every request names the SRQ at the responder. */
+		.xrc_srqn = qp->ibqp.qp_type == IB_QPT_XRC_INI ?
+			    wqe->xrc_remote_srqn : 0,
 	};
 	if (!tbr_opcode_allowed(qp, wqe->opcode) ||
 	    tbr_tx_is_local_op(wqe->opcode))
@@ -290,12 +303,12 @@ void tbr_tx_retire(struct tbr_qp *qp, u64 wr_id, u32 opcode,
 		tbr_qp_set_error(qp);	/* CQ overrun */
 }
 
-/* A failed WQE: RC QPs go to error, UC/UD QPs to send queue error. */
+/* A failed WQE: RC and XRC QPs go to error, UC/UD QPs to send queue error. */
 void tbr_tx_fail(struct tbr_qp *qp)
 {
 	unsigned long flags;
 
-	if (qp->ibqp.qp_type == IB_QPT_RC) {
+	if (tbr_qp_is_reliable(qp)) {
 		tbr_qp_set_error(qp);
 		return;
 	}
@@ -398,7 +411,7 @@ static void tbr_tx_process(struct tbr_qp *qp)
 		return;
 	if (qp->net && READ_ONCE(qp->state) == IB_QPS_ERR)
 		tbr_net_qp_error(qp);
-	if (qp->net && qp->ibqp.qp_type == IB_QPT_RC) {
+	if (qp->net && tbr_qp_is_reliable(qp)) {
 		tbr_net_req_process(qp);	/* WQEs complete on ACKs */
 		return;
 	}

@@ -6,6 +6,7 @@
  *
  *   Ethernet header (EtherType TBR_ETH_P)
  *   struct tbr_wire_hdr          always
+ *   struct tbr_wire_xrc          requests of transport XRC
  *   one extension by opcode:     struct tbr_wire_ud    (transport UD)
  *                                struct tbr_wire_read  (READ_REQUEST)
  *                                struct tbr_wire_atomic (CMP_SWAP, FETCH_ADD)
@@ -45,6 +46,7 @@ enum tbr_wire_transport {
 	TBR_TRANSPORT_RC = 0,
 	TBR_TRANSPORT_UC = 1,
 	TBR_TRANSPORT_UD = 2,
+	TBR_TRANSPORT_XRC = 3,	/* RC between an XRC_INI and an XRC_TGT QP */
 };
 
 /* tbr_wire_hdr.flags */
@@ -72,6 +74,12 @@ struct tbr_wire_hdr {
 	__be32 imm;		/* SEND_IMM, WRITE_IMM */
 	__be32 rkey;		/* WRITE*, READ_REQUEST, atomics; SEND_INV */
 	__be64 va;		/* WRITE*, READ_REQUEST, atomics: start of the message */
+} __packed;
+
+/* Requests of transport XRC: which XRC SRQ at the responder they are for. */
+struct tbr_wire_xrc {
+	__be32 srqn;		/* low 24 bits */
+	__be32 reserved;
 } __packed;
 
 struct tbr_wire_ud {
@@ -107,10 +115,23 @@ struct tbr_wire_ack {
 	__be32 reserved2;
 } __packed;
 
+static inline bool tbr_wire_is_request(u8 opcode)
+{
+	return opcode >= TBR_OP_SEND && opcode <= TBR_OP_SEND_INV;
+}
+
+/* Bytes of the XRC extension after the header (requests of XRC only). */
+static inline unsigned int tbr_wire_xrc_len(u8 opcode, u8 transport)
+{
+	return transport == TBR_TRANSPORT_XRC && tbr_wire_is_request(opcode) ?
+	       sizeof(struct tbr_wire_xrc) : 0;
+}
+
 /* Bytes of headers before the payload; 0 for an opcode we do not know. */
 static inline unsigned int tbr_wire_hdr_len(u8 opcode, u8 transport)
 {
-	unsigned int len = sizeof(struct tbr_wire_hdr);
+	unsigned int len = sizeof(struct tbr_wire_hdr) +
+			   tbr_wire_xrc_len(opcode, transport);
 
 	switch (opcode) {
 	case TBR_OP_SEND:
@@ -136,12 +157,16 @@ static inline unsigned int tbr_wire_hdr_len(u8 opcode, u8 transport)
 	}
 }
 
-static inline bool tbr_wire_is_request(u8 opcode)
+/* The extension by opcode of a frame: after the XRC one, if any. */
+static inline const void *tbr_wire_op_ext(const struct tbr_wire_hdr *hdr)
 {
-	return opcode >= TBR_OP_SEND && opcode <= TBR_OP_SEND_INV;
+	return (const u8 *)(hdr + 1) +
+	       tbr_wire_xrc_len(hdr->opcode, hdr->transport);
 }
 
 /* The largest header must fit the budget the path MTU is computed with. */
 static_assert(sizeof(struct tbr_wire_hdr) + sizeof(struct tbr_wire_ud) <= 128);
+static_assert(sizeof(struct tbr_wire_hdr) + sizeof(struct tbr_wire_xrc) +
+	      sizeof(struct tbr_wire_atomic) <= 128);
 
 #endif /* TBRDMA_WIRE_H */

@@ -76,7 +76,8 @@ int tbrdma_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	bool ring = false;
 	int ret = 0;
 
-	if (!tbrdma_qp_state_can_send(ibqp)) {
+	/* An XRC receive QP has no send queue. */
+	if (!q->map || !tbrdma_qp_state_can_send(ibqp)) {
 		*bad_wr = wr;
 		return EINVAL;
 	}

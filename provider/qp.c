@@ -30,6 +30,7 @@ static void effective_caps(const struct tbrdma_qp *qp, struct ibv_qp_cap *cap)
 /* comp_mask bits create_qp_ex accepts.  CREATE_FLAGS only with no flags
  * (the kernel module refuses them all). */
 #define TBRDMA_QP_INIT_ATTR_MASK (IBV_QP_INIT_ATTR_PD |                 \
+				  IBV_QP_INIT_ATTR_XRCD |               \
 				  IBV_QP_INIT_ATTR_CREATE_FLAGS |       \
 				  IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
 
@@ -41,14 +42,24 @@ static int check_init_attr(const struct ibv_qp_init_attr_ex *attr)
 	case IBV_QPT_RC:
 	case IBV_QPT_UC:
 	case IBV_QPT_UD:
+	case IBV_QPT_XRC_SEND:
 		break;
+	case IBV_QPT_XRC_RECV:
+		/* No PD, no queues: the XRC domain only. */
+		if (!(attr->comp_mask & IBV_QP_INIT_ATTR_XRCD) || !attr->xrcd)
+			return EINVAL;
+		if (attr->comp_mask & ~(IBV_QP_INIT_ATTR_XRCD |
+					IBV_QP_INIT_ATTR_PD))
+			return EOPNOTSUPP;
+		return 0;
 	default:
 		return EOPNOTSUPP;
 	}
 	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || !attr->pd)
 		return EINVAL;		/* as libibverbs' own check */
-	if (attr->comp_mask & ~TBRDMA_QP_INIT_ATTR_MASK)
-		return EOPNOTSUPP;	/* XRCD, TSO header, RSS, ... */
+	if (attr->comp_mask & ~TBRDMA_QP_INIT_ATTR_MASK ||
+	    (attr->comp_mask & IBV_QP_INIT_ATTR_XRCD))
+		return EOPNOTSUPP;	/* TSO header, RSS, ... */
 	if ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) &&
 	    attr->create_flags)
 		return EOPNOTSUPP;
@@ -90,11 +101,21 @@ static struct ibv_qp *create_qp_common(struct ibv_context *context,
 	 * send_ops_flags are ours alone.  Works on a copy: the command
 	 * overwrites kattr.cap with what the kernel granted. */
 	kattr = *attr;
-	kattr.comp_mask = IBV_QP_INIT_ATTR_PD;
+	if (attr->qp_type == IBV_QPT_XRC_RECV) {
+		kattr.comp_mask = IBV_QP_INIT_ATTR_XRCD;
+		kattr.pd = NULL;
+	} else {
+		kattr.comp_mask = IBV_QP_INIT_ATTR_PD;
+	}
 	ret = ibv_cmd_create_qp_ex(context, &qp->vqp, &kattr, &cmd, sizeof(cmd),
 				   &resp.ibv_resp, sizeof(resp));
 	if (ret)
 		goto err_free;
+	/* An XRC receive QP has no queues: the kernel gives no rings. */
+	if (attr->qp_type == IBV_QPT_XRC_RECV) {
+		memset(&attr->cap, 0, sizeof(attr->cap));
+		return &qp->vqp.qp;
+	}
 
 	ret = tbrdma_wq_init(&qp->sq, fd, &resp.drv.sq, true,
 			     kattr.cap.max_send_sge, resp.drv.max_inline_data);
@@ -136,6 +157,32 @@ struct ibv_qp *tbrdma_create_qp_ex(struct ibv_context *context,
 				   struct ibv_qp_init_attr_ex *attr)
 {
 	return create_qp_common(context, attr);
+}
+
+/*
+ * ibv_open_qp(): another handle on an XRC receive QP of an XRC domain we
+ * share (the XRC_TGT QP may belong to another process).  Like the QP from
+ * create, it has no queues.
+ */
+struct ibv_qp *tbrdma_open_qp(struct ibv_context *context,
+			      struct ibv_qp_open_attr *attr)
+{
+	struct ib_uverbs_create_qp_resp resp = {};
+	struct ibv_open_qp cmd = {};
+	struct tbrdma_qp *qp;
+	int ret;
+
+	qp = calloc(1, sizeof(*qp));
+	if (!qp)
+		return NULL;
+	ret = ibv_cmd_open_qp(context, &qp->vqp, sizeof(qp->vqp), attr, &cmd,
+			      sizeof(cmd), &resp, sizeof(resp));
+	if (ret) {
+		free(qp);
+		errno = ret;
+		return NULL;
+	}
+	return &qp->vqp.qp;
 }
 
 /* ibv_create_qp(), and ibv_create_qp_ex() with comp_mask == PD only

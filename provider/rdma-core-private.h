@@ -172,7 +172,20 @@ struct verbs_mr {
 
 /* ---- queue pairs (driver.h) -------------------------------------------- */
 
-struct verbs_xrcd;	/* XRC domains: not supported, only pointed to */
+/* v44 driver.h: an XRC domain and an SRQ as libibverbs' helpers fill them. */
+struct verbs_xrcd {
+	struct ibv_xrcd xrcd;
+	uint32_t comp_mask;
+	uint32_t handle;
+};
+
+struct verbs_srq {
+	struct ibv_srq srq;
+	enum ibv_srq_type srq_type;
+	struct verbs_xrcd *xrcd;
+	struct ibv_cq *cq;
+	uint32_t srq_num;
+};
 
 /* verbs_qp.comp_mask.  libibverbs' ibv_qp_to_qp_ex() (IBVERBS_1.6) returns
  * &vqp->qp_ex only when VERBS_QP_EX is set, else NULL; objdump of v44's
@@ -384,6 +397,10 @@ TBRDMA_DECLARE_UVERBS_CMD(ibv_reg_mr, ib_uverbs_reg_mr);
 TBRDMA_DECLARE_UVERBS_CMD(ibv_alloc_mw, ib_uverbs_alloc_mw);
 TBRDMA_DECLARE_UVERBS_CMD(ibv_create_ah, ib_uverbs_create_ah);
 TBRDMA_DECLARE_UVERBS_CMD(ibv_post_send, ib_uverbs_post_send);
+/* XRC: domains, XRC SRQs, opening a TGT QP another process created. */
+TBRDMA_DECLARE_UVERBS_CMD(ibv_open_xrcd, ib_uverbs_open_xrcd);
+TBRDMA_DECLARE_UVERBS_CMD(ibv_create_xsrq, ib_uverbs_create_xsrq);
+TBRDMA_DECLARE_UVERBS_CMD(ibv_open_qp, ib_uverbs_open_qp);
 
 /*
  * Extended (_ex) commands put ib_uverbs_ex_cmd_hdr after the basic header
@@ -490,6 +507,26 @@ int ibv_cmd_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
 int ibv_cmd_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
 		      struct ibv_query_srq *cmd, size_t cmd_size);
 int ibv_cmd_destroy_srq(struct ibv_srq *srq);
+
+/*
+ * v44 cmd.c, cmd_srq.c, cmd_qp.c: XRC.  open_xrcd needs both FD and OFLAGS
+ * in attr->comp_mask; create_srq_ex fills srq->srq_num (and srq_type,
+ * xrcd, cq) from the response; open_qp fills qp like create_qp_ex.
+ */
+int ibv_cmd_open_xrcd(struct ibv_context *context, struct verbs_xrcd *xrcd,
+		      int vxrcd_size, struct ibv_xrcd_init_attr *attr,
+		      struct ibv_open_xrcd *cmd, size_t cmd_size,
+		      struct ib_uverbs_open_xrcd_resp *resp, size_t resp_size);
+int ibv_cmd_close_xrcd(struct verbs_xrcd *xrcd);
+int ibv_cmd_create_srq_ex(struct ibv_context *context, struct verbs_srq *srq,
+			  struct ibv_srq_init_attr_ex *attr_ex,
+			  struct ibv_create_xsrq *cmd, size_t cmd_size,
+			  struct ib_uverbs_create_srq_resp *resp,
+			  size_t resp_size);
+int ibv_cmd_open_qp(struct ibv_context *context, struct verbs_qp *qp,
+		    int vqp_sz, struct ibv_qp_open_attr *attr,
+		    struct ibv_open_qp *cmd, size_t cmd_size,
+		    struct ib_uverbs_create_qp_resp *resp, size_t resp_size);
 
 /* v44: the iova (hca_va) and access come before vmr. */
 int ibv_cmd_reg_mr(struct ibv_pd *pd, void *addr, size_t length,

@@ -44,6 +44,67 @@ err_free:
 	return NULL;
 }
 
+/*
+ * ibv_create_srq_ex(): a basic SRQ as above, or an XRC SRQ (XRCD and CQ
+ * given), whose number XRC send QPs name in their WQEs.
+ */
+struct ibv_srq *tbrdma_create_srq_ex(struct ibv_context *context,
+				     struct ibv_srq_init_attr_ex *attr)
+{
+	struct tbrdma_cmd_create_srq_resp resp = {};
+	struct ibv_create_xsrq cmd = {};
+	struct tbrdma_srq *srq;
+	int ret;
+
+	if (attr->comp_mask & ~(IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD |
+				IBV_SRQ_INIT_ATTR_XRCD | IBV_SRQ_INIT_ATTR_CQ)) {
+		errno = EOPNOTSUPP;	/* tag matching */
+		return NULL;
+	}
+	if ((attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE) &&
+	    attr->srq_type != IBV_SRQT_BASIC &&
+	    attr->srq_type != IBV_SRQT_XRC) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+
+	srq = calloc(1, sizeof(*srq));
+	if (!srq)
+		return NULL;
+	ret = ibv_cmd_create_srq_ex(context, &srq->vsrq, attr, &cmd,
+				    sizeof(cmd), &resp.ibv_resp, sizeof(resp));
+	if (ret)
+		goto err_free;
+
+	ret = tbrdma_wq_init(&srq->rq, context->cmd_fd, &resp.drv.srq,
+			     false, attr->attr.max_sge, 0);
+	if (ret) {
+		tbrdma_err(&to_tctx(context)->ibv_ctx, "SRQ ring: error %d",
+			   ret);
+		ibv_cmd_destroy_srq(&srq->ibv_srq);
+		goto err_free;
+	}
+	attr->attr.max_wr = tbrdma_wq_max_wr(&srq->rq, attr->attr.max_wr);
+	attr->attr.max_sge = srq->rq.caps.max_sge;
+	return &srq->ibv_srq;
+
+err_free:
+	free(srq);
+	errno = ret;
+	return NULL;
+}
+
+/* ibv_get_srq_num(): the number create_srq_ex got back (XRC SRQs only). */
+int tbrdma_get_srq_num(struct ibv_srq *ibsrq, uint32_t *srq_num)
+{
+	struct tbrdma_srq *srq = to_tsrq(ibsrq);
+
+	if (srq->vsrq.srq_type != IBV_SRQT_XRC)
+		return EOPNOTSUPP;
+	*srq_num = srq->vsrq.srq_num;
+	return 0;
+}
+
 int tbrdma_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
 		      int attr_mask)
 {

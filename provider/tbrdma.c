@@ -149,7 +149,12 @@ static const struct verbs_context_ops tbrdma_ctx_ops = {
 	.post_send = tbrdma_post_send,
 	.post_recv = tbrdma_post_recv,
 
+	.close_xrcd = tbrdma_close_xrcd,
 	.create_srq = tbrdma_create_srq,
+	.create_srq_ex = tbrdma_create_srq_ex,
+	.get_srq_num = tbrdma_get_srq_num,
+	.open_qp = tbrdma_open_qp,
+	.open_xrcd = tbrdma_open_xrcd,
 	.modify_srq = tbrdma_modify_srq,
 	.query_srq = tbrdma_query_srq,
 	.destroy_srq = tbrdma_destroy_srq,

@@ -97,7 +97,10 @@ struct tbrdma_qp {
 };
 
 struct tbrdma_srq {
-	struct ibv_srq ibv_srq;
+	union {
+		struct ibv_srq ibv_srq;
+		struct verbs_srq vsrq;	/* vsrq.srq is ibv_srq; XRC: srq_num */
+	};
 	struct tbrdma_wq rq;
 };
 
@@ -236,6 +239,8 @@ int tbrdma_req_notify_cq(struct ibv_cq *cq, int solicited_only);
 /* qp.c */
 struct ibv_qp *tbrdma_create_qp(struct ibv_pd *pd,
 				struct ibv_qp_init_attr *attr);
+struct ibv_qp *tbrdma_open_qp(struct ibv_context *context,
+			      struct ibv_qp_open_attr *attr);
 struct ibv_qp *tbrdma_create_qp_ex(struct ibv_context *context,
 				   struct ibv_qp_init_attr_ex *attr);
 int tbrdma_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
@@ -251,6 +256,12 @@ int tbrdma_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr,
 		      int attr_mask);
 int tbrdma_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr);
 int tbrdma_destroy_srq(struct ibv_srq *srq);
+struct ibv_srq *tbrdma_create_srq_ex(struct ibv_context *context,
+				     struct ibv_srq_init_attr_ex *attr);
+int tbrdma_get_srq_num(struct ibv_srq *srq, uint32_t *srq_num);
+struct ibv_xrcd *tbrdma_open_xrcd(struct ibv_context *context,
+				  struct ibv_xrcd_init_attr *attr);
+int tbrdma_close_xrcd(struct ibv_xrcd *xrcd);
 
 /* post.c: the fast path */
 int tbrdma_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,

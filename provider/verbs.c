@@ -75,3 +75,41 @@ int tbrdma_dealloc_pd(struct ibv_pd *ibpd)
 		free(to_tpd(ibpd));
 	return ret;
 }
+
+/*
+ * XRC domains: nothing of ours, the kernel object and its handle.  A file
+ * descriptor in attr shares one domain between processes (ibv_open_xrcd).
+ */
+struct ibv_xrcd *tbrdma_open_xrcd(struct ibv_context *context,
+				  struct ibv_xrcd_init_attr *attr)
+{
+	struct ib_uverbs_open_xrcd_resp resp = {};
+	struct ibv_open_xrcd cmd = {};
+	struct verbs_xrcd *xrcd;
+	int ret;
+
+	xrcd = calloc(1, sizeof(*xrcd));
+	if (!xrcd)
+		return NULL;
+	ret = ibv_cmd_open_xrcd(context, xrcd, sizeof(*xrcd), attr, &cmd,
+				sizeof(cmd), &resp, sizeof(resp));
+	if (ret) {
+		free(xrcd);
+		errno = ret;
+		return NULL;
+	}
+	return &xrcd->xrcd;
+}
+
+int tbrdma_close_xrcd(struct ibv_xrcd *ibxrcd)
+{
+	struct verbs_xrcd *xrcd = tbrdma_container_of(ibxrcd,
+						      struct verbs_xrcd, xrcd);
+	int ret;
+
+	ret = ibv_cmd_close_xrcd(xrcd);
+	if (ret)
+		return ret;
+	free(xrcd);
+	return 0;
+}

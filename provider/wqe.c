@@ -63,6 +63,9 @@ _Static_assert(sizeof(struct tbrdma_cqe) == 64, "CQE");
  * responder resources, so no READ or atomics). */
 static bool opcode_allowed(enum ibv_wr_opcode opcode, enum ibv_qp_type type)
 {
+	/* An XRC send QP is an RC requester whose WQEs name a remote SRQ. */
+	if (type == IBV_QPT_XRC_SEND)
+		type = IBV_QPT_RC;
 	switch (opcode) {
 	case IBV_WR_SEND:
 	case IBV_WR_SEND_WITH_IMM:
@@ -251,6 +254,8 @@ int tbrdma_build_send_wqe(const struct ibv_send_wr *wr,
 	if (ret)
 		return ret;
 
+	if (qp_type == IBV_QPT_XRC_SEND)
+		wqe.xrc_remote_srqn = wr->qp_type.xrc.remote_srqn;
 	if (qp_type == IBV_QPT_UD) {
 		ret = tbrdma_send_wqe_set_ud(&wqe, wr->wr.ud.ah,
 					     wr->wr.ud.remote_qpn,

@@ -49,6 +49,7 @@ int tbrdma_wr_check_send_ops(enum ibv_qp_type qp_type,
 
 	switch (qp_type) {
 	case IBV_QPT_RC:
+	case IBV_QPT_XRC_SEND:
 		ok = TBRDMA_SEND_OPS_RC;
 		break;
 	case IBV_QPT_UC:
@@ -257,6 +258,21 @@ static void tbrdma_wr_set_ud_addr(struct ibv_qp_ex *ibqpx, struct ibv_ah *ah,
 	wr_setter_result(qp, ret);
 }
 
+/* XRC send QPs: the SRQ at the responder this WQE's message is for. */
+static void tbrdma_wr_set_xrc_srqn(struct ibv_qp_ex *ibqpx,
+				   uint32_t remote_srqn)
+{
+	struct tbrdma_qp *qp = wr_current(ibqpx);
+
+	if (!qp)
+		return;
+	if (qp->vqp.qp.qp_type != IBV_QPT_XRC_SEND) {
+		wr_fail(&qp->wr, EINVAL);
+		return;
+	}
+	qp->wr.cur.xrc_remote_srqn = remote_srqn;
+}
+
 static void tbrdma_wr_set_sge_list(struct ibv_qp_ex *ibqpx, size_t num_sge,
 				   const struct ibv_sge *sg_list)
 {
@@ -383,6 +399,7 @@ void tbrdma_wr_init_qp(struct tbrdma_qp *qp, uint64_t send_ops_flags)
 		x->wr_bind_mw = tbrdma_wr_bind_mw;
 
 	x->wr_set_ud_addr = tbrdma_wr_set_ud_addr;
+	x->wr_set_xrc_srqn = tbrdma_wr_set_xrc_srqn;
 	x->wr_set_sge = tbrdma_wr_set_sge;
 	x->wr_set_sge_list = tbrdma_wr_set_sge_list;
 	x->wr_set_inline_data = tbrdma_wr_set_inline_data;

@@ -173,7 +173,7 @@ struct tbrdma_send_wqe {
 	__u32 num_sge;		/* without TBRDMA_WQE_INLINE */
 	__u32 inline_len;	/* with TBRDMA_WQE_INLINE */
 	__be32 imm_data;	/* *_WITH_IMM */
-	__u32 reserved0;
+	__u32 xrc_remote_srqn;	/* XRC_INI QPs: the responder's XRC SRQ; else 0 */
 	union {
 		struct {	/* RDMA_WRITE*, RDMA_READ */
 			__aligned_u64 remote_addr;
