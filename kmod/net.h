@@ -180,5 +180,6 @@ int tbr_net_qp_create(struct tbr_qp *qp);
 void tbr_net_qp_destroy(struct tbr_qp *qp);
 void tbr_net_qp_start(struct tbr_qp *qp, enum ib_qp_state next);
 void tbr_net_qp_error(struct tbr_qp *qp);
+void tbr_net_srq_gone(struct tbr_dev *tdev, struct tbr_srq *srq);
 
 #endif /* TBRDMA_NET_H */

@@ -165,6 +165,32 @@ void tbr_net_qp_start(struct tbr_qp *qp, enum ib_qp_state next)
 	}
 }
 
+/*
+ * An XRC SRQ is being destroyed: a SEND half received into it (its first
+ * frames came, the rest never may) completes as flushed now and lets the
+ * SRQ go.  Process context.
+ */
+void tbr_net_srq_gone(struct tbr_dev *tdev, struct tbr_srq *srq)
+{
+	unsigned long qpn;
+	struct tbr_qp *qp;
+
+	if (tdev->mode != TBRDMA_MODE_NETDEV)
+		return;
+	xa_for_each(&tdev->qp_xa, qpn, qp) {
+		qp = tbr_qp_get(tdev, qpn);
+		if (!qp)
+			continue;
+		if (qp->net && qp->ibqp.qp_type == IB_QPT_XRC_TGT) {
+			spin_lock_bh(&qp->net->resp.lock);
+			if (qp->net->resp.cont.srq == srq)
+				tbr_rx_cont_flush(qp, &qp->net->resp.cont);
+			spin_unlock_bh(&qp->net->resp.lock);
+		}
+		tbr_qp_put(qp);
+	}
+}
+
 /* In error: a SEND half received completes as flushed.  Process context. */
 void tbr_net_qp_error(struct tbr_qp *qp)
 {

@@ -377,8 +377,10 @@ static void tbr_qp_apply_attr(struct tbr_qp *qp, struct ib_qp_attr *attr,
 		qp->rnr_retry = attr->rnr_retry;
 		qp->rnr_left = attr->rnr_retry;
 	}
-	if (mask & IB_QP_RETRY_CNT)
+	if (mask & IB_QP_RETRY_CNT) {
 		qp->retry_cnt = attr->retry_cnt;
+		qp->retry_left = attr->retry_cnt;
+	}
 	if (mask & IB_QP_TIMEOUT)
 		qp->timeout = attr->timeout;
 	if (mask & IB_QP_MAX_QP_RD_ATOMIC)

@@ -4,7 +4,7 @@
  * same ring of receive WQEs.  User space posts to it without a system call;
  * the responder takes one WQE per incoming message that consumes one.
  */
-#include "tbrdma.h"
+#include "net.h"
 
 int tbr_recvq_init(struct tbr_recvq *rq, struct ib_device *ibdev,
 		   struct ib_udata *udata, u32 max_wr, u32 max_sge,
@@ -274,10 +274,20 @@ int tbr_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 	struct tbr_srq *srq = to_tsrq(ibsrq);
 
 	if (ibsrq->srq_type == IB_SRQT_XRC) {
-		/* No new message finds it; wait for those being delivered. */
-		xa_erase_irq(&to_tdev(ibsrq->device)->srq_xa, srq->srqn);
-		if (!refcount_dec_and_test(&srq->users))
-			wait_for_completion(&srq->released);
+		struct tbr_dev *tdev = to_tdev(ibsrq->device);
+
+		/*
+		 * No new message finds it; wait for those being delivered, and
+		 * end the SENDs a peer left half sent into it (a lookup that
+		 * was under way may still start one: look again until none).
+		 */
+		xa_erase_irq(&tdev->srq_xa, srq->srqn);
+		if (!refcount_dec_and_test(&srq->users)) {
+			do {
+				tbr_net_srq_gone(tdev, srq);
+			} while (!wait_for_completion_timeout(&srq->released,
+							      HZ / 10));
+		}
 	}
 	tbr_recvq_destroy(&srq->rq);
 	atomic_dec(&to_tdev(ibsrq->device)->num_srq);

@@ -14,6 +14,8 @@
 
 /* An answer the responder cannot give yet: wait, then execute again. */
 #define TBR_TX_RNR_WAIT		(-1)
+/* No answer at all (loopback XRC): wait the ACK timeout, then again. */
+#define TBR_TX_ACK_WAIT		(-2)
 
 static bool tbr_opcode_allowed(const struct tbr_qp *qp, u32 opcode)
 {
@@ -264,6 +266,15 @@ static int tbr_tx_execute(struct tbr_qp *qp, struct tbrdma_send_wqe *wqe,
 		tbr_sgl_put(&xfer->local);
 		return TBR_TX_RNR_WAIT;
 	}
+	/*
+	 * An XRC receive QP is often connected last, by another process
+	 * (ibv_xsrq_pingpong's clients): on a network the request would be
+	 * resent after the ACK timeout, retry_cnt times; do the same here.
+	 */
+	if (resp == TBR_RESP_NO_QP && qp->ibqp.qp_type == IB_QPT_XRC_INI) {
+		tbr_sgl_put(&xfer->local);
+		return TBR_TX_ACK_WAIT;
+	}
 	status = tbr_resp_status(resp);
 	if (status == IB_WC_SUCCESS && msg.length == sizeof(u64) &&
 	    (wqe->opcode == IB_UVERBS_WR_ATOMIC_CMP_AND_SWP ||
@@ -329,6 +340,20 @@ static bool tbr_tx_rnr(struct tbr_qp *qp)
 	qp->rnr_wait = true;
 	hrtimer_start(&qp->rnr_timer,
 		      ns_to_ktime(tbr_rnr_timer_us(qp->min_rnr_timer) * NSEC_PER_USEC),
+		      HRTIMER_MODE_REL);
+	return true;
+}
+
+/* Loopback XRC: nobody answered the head WQE; wait and retry, or give up. */
+static bool tbr_tx_ack_timeout(struct tbr_qp *qp)
+{
+	u64 us = tbr_ack_timeout_us(qp->timeout);
+
+	if (!us || !qp->retry_left)
+		return false;
+	qp->retry_left--;
+	qp->rnr_wait = true;	/* the same timer and wait as for an RNR */
+	hrtimer_start(&qp->rnr_timer, ns_to_ktime(us * NSEC_PER_USEC),
 		      HRTIMER_MODE_REL);
 	return true;
 }
@@ -445,7 +470,13 @@ static void tbr_tx_process(struct tbr_qp *qp)
 				return;		/* KERNEL_ACTIVE stays set */
 			status = IB_WC_RNR_RETRY_EXC_ERR;
 		}
+		if (status == TBR_TX_ACK_WAIT) {
+			if (tbr_tx_ack_timeout(qp))
+				return;
+			status = IB_WC_RETRY_EXC_ERR;
+		}
 		qp->rnr_left = qp->rnr_retry;
+		qp->retry_left = qp->retry_cnt;
 		tbr_tx_retire(qp, wqe->wr_id, wqe->opcode, status, byte_len,
 			      wqe->send_flags & TBRDMA_WQE_SIGNALED);
 		if (status != IB_WC_SUCCESS)
