@@ -4,7 +4,8 @@
 # loopback device and then on rdma_rxe on lo in the same guest: no test
 # may fail or error on tbrdma, and every test that passes on rxe must pass
 # on tbrdma too, except the features listed below as not offered yet
-# (Documentation/testing.md has the whole comparison).
+# (Documentation/testing.md has the whole comparison).  Some features only
+# tbrdma has (XRC: rxe has none) are required to pass on tbrdma.
 # timeout: 300
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib-verbs.sh"
@@ -18,9 +19,14 @@ verbs_is_rxe && skip "compares tbrdma with rxe itself"
 
 # Passing on rxe, not offered by tbrdma (yet): none.  The memory-window
 # tests (test_mr.MWTest, test_qpex ... test_qp_ex_rc_bind_mw) must pass:
-# they are listed in required below.
+# they are listed in required_mw below.
 not_offered='^$'
-required='^tests\.test_mr\.MWTest\.test_(mw_type1|invalidate_mw_type1|mw_type2|mw_type2_invalidate_local|mw_type2_invalidate_remote|mw_type2_invalidate_dealloc)$|^tests\.test_qpex\.QpExTestCase\.test_qp_ex_rc_bind_mw$'
+required_mw='^tests\.test_mr\.MWTest\.test_(mw_type1|invalidate_mw_type1|mw_type2|mw_type2_invalidate_local|mw_type2_invalidate_remote|mw_type2_invalidate_dealloc)$|^tests\.test_qpex\.QpExTestCase\.test_qp_ex_rc_bind_mw$'
+# Required on tbrdma whatever rxe does: XRC (XRC domains, XRC SRQs, XRC
+# send/receive QPs).  Every XRC test passes, or is skipped for another
+# feature it needs (ODP), and at least this many pass.
+required_xrc='\.test_\w*xrc\w*$'
+required_xrc_min=6
 
 # Debian installs some of the modules gzipped; Python imports them unpacked.
 work=/tmp/rdma-core-tests
@@ -43,7 +49,8 @@ wait_for "[[ \$(</sys/class/infiniband/r0/ports/1/gids/$TBR_TEST_GID) == 0000:00
 	fail "r0: no IPv4 GID at index $TBR_TEST_GID"
 run_suite r0 "$TBRDMA_OUT/rxe.log"
 
-python3 - "$TBRDMA_OUT/tbrdma.log" "$TBRDMA_OUT/rxe.log" "$not_offered" "$required" <<'PY'
+python3 - "$TBRDMA_OUT/tbrdma.log" "$TBRDMA_OUT/rxe.log" "$not_offered" \
+	"$required_mw" "$required_xrc" "$required_xrc_min" <<'PY'
 import re, sys
 from collections import Counter
 
@@ -73,6 +80,16 @@ for t, v in sorted(rxe.items()):
             print(f'not offered: {t} ({tbr.get(t)})')
         else:
             bad.append(f'{t}: passes on rxe, {tbr.get(t)} on tbrdma')
+must, must_min = re.compile(sys.argv[5]), int(sys.argv[6])
+req = sorted(t for t in tbr if must.search(t))
+print(f'required on tbrdma: {len(req)} tests:', ', '.join(f'{t.split(".")[-1]} {tbr[t]}' for t in req))
+req_ok = [t for t in req if tbr[t] == 'ok']
+if len(req_ok) < must_min:
+    bad.append(f'{len(req_ok)} of the required XRC tests ({sys.argv[5]}) pass, not {must_min}')
+for t in req:
+    v = tbr[t]
+    if v != 'ok' and not (kind(v) == 'skipped' and 'XRC' not in v.upper() and 'ODP' in v.upper()):
+        bad.append(f'{t}: required, {v} on tbrdma')
 for t, v in sorted(tbr.items()):
     if v == 'ok' and rxe.get(t) != 'ok':
         print(f'tbrdma only: {t} (rxe: {rxe.get(t)})')

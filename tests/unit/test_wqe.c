@@ -114,7 +114,7 @@ static int expect_ok(enum ibv_wr_opcode op, enum ibv_qp_type type)
 	case IBV_WR_RDMA_READ:
 	case IBV_WR_ATOMIC_CMP_AND_SWP:
 	case IBV_WR_ATOMIC_FETCH_AND_ADD:
-		return type == IBV_QPT_RC;
+		return type == IBV_QPT_RC || type == IBV_QPT_XRC_SEND;
 	default:
 		return 0;
 	}
@@ -124,11 +124,12 @@ static void test_opcode_matrix(void)
 {
 	static const struct { enum ibv_qp_type type; const char *name; } types[] = {
 		{ IBV_QPT_RC, "RC" }, { IBV_QPT_UC, "UC" }, { IBV_QPT_UD, "UD" },
+		{ IBV_QPT_XRC_SEND, "XRC_SEND" },
 	};
 	struct tbrdma_ah ah = { .ah_handle = 7 };
 	size_t t, o;
 
-	for (t = 0; t < 3; t++)
+	for (t = 0; t < sizeof(types) / sizeof(types[0]); t++)
 		for (o = 0; o < N_OPS; o++) {
 			struct ibv_send_wr wr = make_wr(all_ops[o], 1);
 			int want = expect_ok(all_ops[o], types[t].type);
@@ -150,8 +151,16 @@ static void test_opcode_matrix(void)
 		wr = make_wr(IBV_WR_SEND, 1);
 		is_int(build(&wr, IBV_QPT_RAW_PACKET, &caps, SLOT_SIZE), EINVAL,
 		       "RAW_PACKET QP: EINVAL");
-		is_int(build(&wr, IBV_QPT_XRC_SEND, &caps, SLOT_SIZE), EINVAL,
-		       "XRC_SEND QP: EINVAL");
+		is_int(build(&wr, IBV_QPT_XRC_RECV, &caps, SLOT_SIZE), EINVAL,
+		       "XRC_RECV QP: EINVAL");
+		wr.qp_type.xrc.remote_srqn = 0x123456;
+		is_int(build(&wr, IBV_QPT_XRC_SEND, &caps, SLOT_SIZE), 0,
+		       "XRC_SEND SEND: accepted");
+		is_int(wqe()->xrc_remote_srqn, 0x123456,
+		       "XRC_SEND: the remote SRQ number in the WQE");
+		is_int(build(&wr, IBV_QPT_RC, &caps, SLOT_SIZE), 0, "RC SEND");
+		is_int(wqe()->xrc_remote_srqn, 0,
+		       "RC: no SRQ number, whatever the work request holds");
 	}
 }
 
@@ -163,7 +172,7 @@ static void check_common(const struct ibv_send_wr *wr, const char *what)
 	is_int(wqe()->opcode, wr->opcode, "%s: opcode is the IBV_WR value", what);
 	is_int(wqe()->num_sge, wr->num_sge, "%s: num_sge", what);
 	is_int(wqe()->inline_len, 0, "%s: no inline_len", what);
-	is_int(wqe()->reserved0, 0, "%s: reserved0 zeroed", what);
+	is_int(wqe()->xrc_remote_srqn, 0, "%s: xrc_remote_srqn zeroed", what);
 	for (i = 0; i < wr->num_sge; i++)
 		if (wqe_sges()[i].addr != wr->sg_list[i].addr ||
 		    wqe_sges()[i].length != wr->sg_list[i].length ||

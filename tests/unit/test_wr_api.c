@@ -123,8 +123,10 @@ static void test_send_ops_check(void)
 					ALL_RC_OPS | IBV_QP_EX_WITH_TSO),
 	       EOPNOTSUPP, "RC: one unsupported op spoils the lot");
 	is_int(tbrdma_wr_check_send_ops(IBV_QPT_RC, 0), 0, "no ops: fine");
-	is_int(tbrdma_wr_check_send_ops(IBV_QPT_XRC_SEND, IBV_QP_EX_WITH_SEND),
-	       EOPNOTSUPP, "XRC_SEND QP: EOPNOTSUPP");
+	is_int(tbrdma_wr_check_send_ops(IBV_QPT_XRC_SEND, ALL_RC_OPS), 0,
+	       "XRC_SEND QP: RC's seven");
+	is_int(tbrdma_wr_check_send_ops(IBV_QPT_XRC_RECV, IBV_QP_EX_WITH_SEND),
+	       EOPNOTSUPP, "XRC_RECV QP: EOPNOTSUPP");
 }
 
 static void test_qp_ex_setup(void)
@@ -146,11 +148,12 @@ static void test_qp_ex_setup(void)
 	   !x->wr_atomic_cmp_swp && !x->wr_atomic_fetch_add,
 	   "builders not requested stay NULL");
 	ok(x && !x->wr_bind_mw && !x->wr_local_inv && !x->wr_send_inv &&
-	   !x->wr_send_tso && !x->wr_atomic_write && !x->wr_set_xrc_srqn,
+	   !x->wr_send_tso && !x->wr_atomic_write,
 	   "unsupported ops stay NULL");
 	ok(x && x->wr_start && x->wr_complete && x->wr_abort &&
 	   x->wr_set_sge && x->wr_set_sge_list && x->wr_set_inline_data &&
-	   x->wr_set_inline_data_list && x->wr_set_ud_addr,
+	   x->wr_set_inline_data_list && x->wr_set_ud_addr &&
+	   x->wr_set_xrc_srqn,
 	   "start/complete/abort and all setters set");
 	ok(x && ibv_qp_to_qp_ex(&x->qp_base) == x, "qp_ex->qp_base is the QP");
 	free_qp(&qp);
@@ -178,6 +181,23 @@ static void test_qp_ex_setup(void)
 	is_int(ibv_wr_complete(x), 0, "QP in RTS: wr_complete 0");
 	ok(qp.sq.q.hdr->producer == 1 && doorbells(HANDLE) == 1,
 	   "QP in RTS: posted, one doorbell");
+	/* ibv_wr_set_xrc_srqn is for XRC send QPs only. */
+	ibv_wr_start(x);
+	ibv_wr_send(x);
+	ibv_wr_set_xrc_srqn(x, 77);
+	ibv_wr_set_sge(x, 1, 0x1000, 8);
+	is_int(ibv_wr_complete(x), EINVAL, "RC: wr_set_xrc_srqn fails the batch");
+	free_qp(&qp);
+
+	x = make_qpx(&qp, IBV_QPT_XRC_SEND, 4, 0, IBV_QP_EX_WITH_SEND);
+	qp.vqp.qp.state = IBV_QPS_RTS;
+	ibv_wr_start(x);
+	ibv_wr_send(x);
+	ibv_wr_set_xrc_srqn(x, 0xabcdef);
+	ibv_wr_set_sge(x, 1, 0x1000, 8);
+	is_int(ibv_wr_complete(x), 0, "XRC_SEND: wr_complete 0");
+	is_int(slot_hdr(&qp, 0)->xrc_remote_srqn, 0xabcdef,
+	       "XRC_SEND: the WQE names the remote SRQ");
 	free_qp(&qp);
 }
 
