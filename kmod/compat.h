@@ -22,4 +22,11 @@ int tbr_create_cq_attrs(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 #define TBR_CREATE_CQ_OP tbr_create_cq
 #endif
 
+/*
+ * XRC needs no shim: 6.1 and 6.12 create an XRC_TGT QP the same way,
+ * create_qp() with no PD, no CQs, init->xrcd set and a NULL udata (the
+ * core owns it for the XRC domain), and pass XRC SRQs' domain and CQ in
+ * init->ext (277-xrc runs on both kernels).
+ */
+
 #endif /* TBRDMA_COMPAT_H */
