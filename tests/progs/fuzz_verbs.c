@@ -195,11 +195,21 @@ static bool mw_in_pd(struct vstate *s, struct ibv_pd *pd)
 	return false;
 }
 
+/*
+ * An XRC send QP has no receive side: the kernel takes neither its
+ * receive CQ nor its SRQ (libibverbs still shows what was passed).
+ */
+static bool qp_receives(const struct ibv_qp *qp)
+{
+	return qp->qp_type != IBV_QPT_XRC_SEND;
+}
+
 static bool cq_busy(struct vstate *s, struct ibv_cq *cq)
 {
 	for (int i = 0; i < NQP; i++)
 		if (s->qp[i] && (s->qp[i]->send_cq == cq ||
-				 s->qp[i]->recv_cq == cq))
+				 (qp_receives(s->qp[i]) &&
+				  s->qp[i]->recv_cq == cq)))
 			return true;
 	return false;
 }
@@ -207,7 +217,7 @@ static bool cq_busy(struct vstate *s, struct ibv_cq *cq)
 static bool srq_busy(struct vstate *s, struct ibv_srq *srq)
 {
 	for (int i = 0; i < NQP; i++)
-		if (s->qp[i] && s->qp[i]->srq == srq)
+		if (s->qp[i] && qp_receives(s->qp[i]) && s->qp[i]->srq == srq)
 			return true;
 	return false;
 }
