@@ -96,7 +96,7 @@ unit-tests:
 # over 1, 2 and 4 ranks (TCP on the host).
 .PHONY: llama-ref
 llama-ref: runner
-	tests/llama-ref/compare.sh
+	tests/llama-ref/compare.sh --save-ref build/llama-ref
 
 print-%:
 	@echo $($*)

@@ -11,7 +11,13 @@
 # pre-tokenizers.  Prints TAP.
 #
 #   compare.sh [--tprun 'COMMAND'] [--ranks '1 2 4'] [--types 'f32 ...']
-#              [--tokens T]
+#              [--tokens T] [--prompts '0 1'] [--save-ref DIR | --ref DIR]
+#
+# --save-ref DIR keeps each model and llama.cpp's answer for it
+# (DIR/NAME.gguf, DIR/NAME.json); --ref DIR uses those instead of running
+# llama.cpp, so a machine without it (the test guest, where node would take
+# minutes) checks its tprun against the same reference: llama.cpp's output
+# depends on the file and the prompt only.
 #
 # COMMAND runs tprun with {N} ranks; the script appends --model FILE
 # --prompt TEXT --tokens T --json.  Default (the host, no RDMA):
@@ -26,16 +32,26 @@ tprun_cmd="$top/tools/tprun --local {N} --transport tcp"
 ranks="1 2 4"
 types="f32 f16 bf16 q8_0 q4_0 q4_1 q5_0 q5_1 q4_k q5_k q6_k"
 tokens=16
+prompt_set="0 1"
+save_ref=
+ref_dir=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--tprun) tprun_cmd=$2; shift 2 ;;
 	--ranks) ranks=$2; shift 2 ;;
 	--types) types=$2; shift 2 ;;
 	--tokens) tokens=$2; shift 2 ;;
-	*) echo "usage: $0 [--tprun CMD] [--ranks LIST] [--types LIST] [--tokens T]" >&2
+	--prompts) prompt_set=$2; shift 2 ;;
+	--save-ref) save_ref=$2; shift 2 ;;
+	--ref) ref_dir=$2; shift 2 ;;
+	*) echo "usage: $0 [--tprun CMD] [--ranks LIST] [--types LIST] [--tokens T] [--prompts LIST] [--save-ref DIR | --ref DIR]" >&2
 	   exit 2 ;;
 	esac
 done
+if [ -n "$save_ref" ]; then
+	rm -rf "$save_ref"
+	mkdir -p "$save_ref" || exit 2
+fi
 
 # shellcheck source-path=SCRIPTDIR source=../host/lib-tap.sh
 source "$top/tests/host/lib-tap.sh"
@@ -44,7 +60,7 @@ source "$top/tests/host/lib-tap.sh"
 if [ -x "$here/runtime/node_modules/.bin/node" ]; then
 	PATH=$here/runtime/node_modules/.bin:$PATH
 fi
-if [ ! -d "$here/node_modules/node-llama-cpp" ]; then
+if [ -z "$ref_dir" ] && [ ! -d "$here/node_modules/node-llama-cpp" ]; then
 	echo "1..0 # SKIP node-llama-cpp is not installed (tools/install-deps.sh, or tests/llama-ref/setup.sh, installs it)"
 	exit 0
 fi
@@ -98,11 +114,24 @@ PY
 # tokens, tokens and text, one TAP point per run; with TOL, also the
 # logits after the prompt within TOL of llama.cpp's, one more point each.
 check_model() {
-	local name=$1 model=$2 prompt=$3 tol=${4:-} N cmd diff
-	if ! timeout 120 node "$here/ref.mjs" "$model" "$prompt" \
+	local name=$1 model=$2 prompt=$3 tol=${4:-} N cmd diff key
+	key=${name//[^A-Za-z0-9]/_}
+	if [ -n "$ref_dir" ]; then
+		# The saved model and answer (the tokens were made for that
+		# very file), or nothing to compare with
+		if [ ! -f "$ref_dir/$key.json" ] || [ ! -f "$ref_dir/$key.gguf" ]; then
+			not_ok "$name: llama.cpp's saved answer" "none in $ref_dir ($key)"
+			return
+		fi
+		cp "$ref_dir/$key.json" "$tmp/ref.json"
+		model=$ref_dir/$key.gguf
+	elif ! timeout 120 node "$here/ref.mjs" "$model" "$prompt" \
 		"$tokens" ${tol:+--logits} >"$tmp/ref.json" 2>"$tmp/ref.err"; then
 		not_ok "$name: llama.cpp runs" "$(tail -5 "$tmp/ref.err")"
 		return
+	elif [ -n "$save_ref" ]; then
+		cp "$model" "$save_ref/$key.gguf"
+		cp "$tmp/ref.json" "$save_ref/$key.json"
 	fi
 	for N in $ranks; do
 		cmd=${tprun_cmd//\{N\}/$N}
@@ -157,7 +186,7 @@ for type in $types; do
 		continue
 	fi
 	ok "$type: export"
-	for p in "${!prompts[@]}"; do
+	for p in $prompt_set; do
 		check_model "$type prompt $p" "$model" "${prompts[$p]}" \
 			"$(tolerance "$type")"
 	done
@@ -202,7 +231,7 @@ if "$top/tools/tprun" --export-gguf "$tmp/base.gguf" --synthetic --seed 5 \
 	for pre in llama-bpe qwen2 gpt-2; do
 		model=$tmp/$pre.gguf
 		python3 "$here/gpt2-tokenizer.py" "$tmp/base.gguf" "$model" "$pre"
-		for p in "${!prompts[@]}"; do
+		for p in $prompt_set; do
 			check_model "gpt2/$pre prompt $p" "$model" \
 				"${prompts[$p]} 12345 Hello times"
 		done
