@@ -91,6 +91,7 @@ struct tbr_net_resp {
 	bool started;			/* RTR was reached: epsn means something */
 	u32 epsn;			/* the PSN expected next */
 	bool nak_sent;			/* a sequence NAK for epsn is out */
+	u32 nak_trigger;		/* the frame that made us send it */
 	u32 unacked;			/* requests executed since the last ACK */
 	u32 replay_next;
 	struct tbr_replay replay[TBR_NET_REPLAY];

@@ -279,8 +279,15 @@ static void tbr_net_rc_rx(struct tbr_qp *qp, const struct tbr_wire_hdr *hdr,
 		return tbr_net_duplicate(qp, hdr, msg, psn);
 	if (d > 0) {
 		tbr_count(qp->tdev, TBR_CNT_OUT_OF_SEQUENCE, 1);
-		if (!rs->nak_sent) {
+		/*
+		 * One NAK per gap, and one more each time the frames after
+		 * the gap start over (a PSN not after the one that made us
+		 * NAK): the requester went back, and the frame we wait for
+		 * was lost again.  Without it only the timer would tell.
+		 */
+		if (!rs->nak_sent || !tbr_psn_before(rs->nak_trigger, psn)) {
 			rs->nak_sent = true;
+			rs->nak_trigger = psn;
 			tbr_net_send_ack(qp, TBR_SYN_NAK_SEQ, rs->epsn);
 		}
 		return;
