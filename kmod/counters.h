@@ -28,6 +28,7 @@ enum tbr_counter {
 	TBR_CNT_FAST_REG,		/* REG_MR work requests that registered */
 	TBR_CNT_LOCAL_INV,		/* LOCAL_INV work requests that invalidated */
 	TBR_CNT_REMOTE_INV,		/* keys a peer's SEND_WITH_INV invalidated */
+	TBR_CNT_RESPONSE_GAPS,		/* lost READ/atomic answers asked for at once */
 	TBR_NUM_COUNTERS
 };
 

@@ -49,6 +49,7 @@ struct tbr_inflight {
 	u32 seg;			/* payload bytes per frame */
 	u32 read_next;			/* READ/atomic: next response frame expected */
 	u32 xrc_srqn;			/* XRC: the SRQ every frame names */
+	u32 read_asked;			/* answers lost before it were asked for again */
 	enum ib_wc_status status;	/* set when it is done */
 	bool done;
 	bool signaled;

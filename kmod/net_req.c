@@ -350,6 +350,45 @@ static void tbr_req_rx_ack(struct tbr_qp *qp, const struct tbr_wire_ack *ack,
 	}
 }
 
+/*
+ * The responder executes in PSN order and answers a READ or an atomic when
+ * it executes it: an answer (or an ACK) for @upto means every answer before
+ * @upto was sent.  If one of them has not arrived, it was lost (or is
+ * late): ask for it again now instead of waiting for the retransmission
+ * timer.  Once per gap: until the answers get past it, further frames
+ * after the gap say nothing new.
+ */
+static void tbr_req_resume_answers(struct tbr_qp *qp, u32 upto)
+{
+	struct tbr_net_req *rq = &qp->net->req;
+	struct tbr_inflight *e = NULL;
+	u32 idx, from;
+	s32 seen;
+
+	for (idx = rq->head; idx != rq->tail; idx++) {
+		e = tbr_req_at(rq, idx);
+		if (tbr_is_read_or_atomic(e->opcode) && !e->done && e->nframes)
+			break;
+		e = NULL;
+	}
+	if (!e)
+		return;
+	seen = tbr_psn_diff(upto, e->first_psn);
+	if (seen > (s32)e->nframes)
+		seen = e->nframes;
+	if (seen <= (s32)e->read_next || e->read_next < e->read_asked)
+		return;
+	e->read_asked = e->read_next + 1;
+	from = tbr_req_resend_from(rq, e);
+	if (!tbr_psn_before(from, rq->send_psn))
+		return;		/* the engine is about to send it anyway */
+	tbr_count(qp->tdev, TBR_CNT_RESPONSE_GAPS, 1);
+	/* Its request alone, as after a timeout; its answers resume the rest. */
+	rq->send_psn = from;
+	rq->probing = true;
+	tbr_tx_schedule(qp);
+}
+
 /* A READ response for an atomic, or an atomic response for a READ. */
 static bool tbr_read_mismatch(const struct tbr_inflight *e,
 			      const struct tbr_wire_hdr *hdr)
@@ -370,7 +409,7 @@ static void tbr_req_rx_response(struct tbr_qp *qp, struct tbr_inflight *e,
 	u64 off = (u64)i * e->seg;
 
 	if (e->done || i != e->read_next)
-		return;		/* a duplicate, or after a loss: the timer resends */
+		return;		/* a duplicate, or after a loss (see the caller) */
 
 	if (hdr->opcode == TBR_OP_ATOMIC_RESPONSE) {
 		__be64 orig;
@@ -393,8 +432,14 @@ static void tbr_req_rx_response(struct tbr_qp *qp, struct tbr_inflight *e,
 	/* Responses flowing: the peer is alive, however long the READ. */
 	qp->net->req.retry_left = qp->retry_cnt;
 	tbr_req_arm(qp);
-	/* An answered PSN is an acknowledged one: the window moves on. */
-	if (tbr_req_acked(&qp->net->req, psn) && qp->net->req.blocked) {
+	/*
+	 * An answered PSN is an acknowledged one: the window moves on.  An
+	 * answer in order also ends a probe: after a lost answer the PSNs it
+	 * acknowledges may have been acknowledged by later frames already.
+	 */
+	if ((tbr_req_acked(&qp->net->req, psn) || qp->net->req.probing) &&
+	    qp->net->req.blocked) {
+		qp->net->req.probing = false;
 		qp->net->req.blocked = false;
 		tbr_tx_schedule(qp);
 	}
@@ -428,7 +473,16 @@ void tbr_net_req_rx(struct tbr_qp *qp, const struct sk_buff *skb,
 	if (state != IB_QPS_RTS && state != IB_QPS_SQD)
 		goto out;
 	if (hdr->opcode == TBR_OP_ACK) {
-		tbr_req_rx_ack(qp, tbr_wire_op_ext(hdr), psn);
+		const struct tbr_wire_ack *ack = tbr_wire_op_ext(hdr);
+
+		tbr_req_rx_ack(qp, ack, psn);
+		/* Only what we sent can be answered (a forged ACK is not). */
+		if (ack->syndrome == TBR_SYN_ACK &&
+		    !tbr_psn_before(rq->sent_high, tbr_psn_add(psn, 1)))
+			tbr_req_resume_answers(qp, tbr_psn_add(psn, 1));
+		else if (ack->syndrome == TBR_SYN_NAK_SEQ &&
+			 !tbr_psn_before(rq->sent_high, psn))
+			tbr_req_resume_answers(qp, psn);
 	} else {
 		e = tbr_req_find(rq, psn);
 		/* None: a late answer to something completed; ignore it. */
@@ -438,6 +492,7 @@ void tbr_net_req_rx(struct tbr_qp *qp, const struct sk_buff *skb,
 		/* A response means everything before its request arrived. */
 		tbr_req_acked(rq, tbr_psn_add(e->first_psn, -1));
 		tbr_req_rx_response(qp, e, skb, hdr, hdr_len, psn);
+		tbr_req_resume_answers(qp, psn);
 	}
 	tbr_req_advance(qp);
 out:
@@ -476,9 +531,12 @@ static u32 tbr_req_frame_read_atomic(struct tbr_frame *f,
 	f->hdr.flags = TBR_WF_FIRST | TBR_WF_LAST;
 	f->hdr.rkey = cpu_to_be32(e->rkey);
 	f->hdr.va = cpu_to_be64(e->remote_addr + off);
-	/* Answers to this request start again from its first frame. */
-	if (e->read_next > start)
-		e->read_next = start;
+	/*
+	 * The answers start again from the chunk's first frame; read_next
+	 * stays: the frames before it arrived already and are not taken
+	 * twice.  (Going back to the chunk's start threw them away, and a
+	 * late frame of an earlier answer could then restart it again.)
+	 */
 	return tbr_psn_add(e->first_psn, start + n);
 }
 
@@ -546,6 +604,7 @@ static void tbr_req_start(struct tbr_qp *qp, u32 slot)
 	e->signaled = wqe->send_flags & TBRDMA_WQE_SIGNALED;
 	e->done = false;
 	e->read_next = 0;
+	e->read_asked = 0;
 	e->first_psn = rq->psn_next;
 	e->nframes = 1;
 	e->length = 0;
