@@ -54,6 +54,8 @@ struct cfg {
 	int stall_ms;
 	int fence;		/* use IBV_SEND_FENCE on some WRs */
 	int ack_timeout;	/* QP timeout: 4.096 us * 2^N (default 14, 67 ms) */
+	int bulk;		/* only SEND, WRITE, READ of max_size/2..max_size */
+	uint64_t min_bytes;	/* each direction must move at least this */
 	const char *dev;
 	int gid_index;
 	const char *dev2;	/* odd processes use this one: two hosts */
@@ -76,6 +78,8 @@ struct pub {
 struct result {
 	long ops, recvs, atomics;
 	uint64_t bytes;
+	uint64_t bytes_out;	/* SEND, WRITE: from this process's device */
+	uint64_t bytes_in;	/* READ: to it */
 	int failed, finished;
 	char why[512];
 };

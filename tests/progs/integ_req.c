@@ -344,6 +344,10 @@ static int verify(struct req *r, struct wrec *w)
 
 	res->ops++;
 	res->bytes += w->op.size;
+	if (w->op.type == OP_READ)
+		res->bytes_in += w->op.size;
+	else if (!is_atomic(w->op.type))
+		res->bytes_out += w->op.size;
 	switch (w->op.type) {
 	case OP_WRITE: case OP_WRITE_IMM:
 		return check_range(r, w, r->R + w->roff, w->op.size, 0,

@@ -15,6 +15,12 @@
  * Usage: integrity [-d DEV] [-g GID_INDEX] [--seed N] [--ops N] [--qps N]
  *                  [--procs N] [--max-size BYTES[K|M]] [--timeout SECS]
  *                  [--stall SECS] [--no-fence] [--ack-timeout N]
+ *                  [--dev2 DEV --gid2 GID_INDEX] [--bulk] [--min-bytes N]
+ * --bulk: a data transfer instead of the mix: only SEND, RDMA_WRITE and
+ * RDMA_READ, each of max-size/2..max-size bytes, every byte checked as
+ * always.  With --dev2 the bytes are counted per direction (a WRITE or
+ * SEND of an even process and a READ of an odd one move data from DEV to
+ * DEV2), and --min-bytes N requires each direction to carry at least N.
  * Defaults: tbrlo0, GID 1, seed 1, 10^5 ops, 4 processes x 4 QP pairs,
  * 8 MiB.  Prints TAP; exit 0 only if everything was right.  A QP with no
  * completion for --stall seconds (60) fails the run and prints what every
@@ -87,8 +93,16 @@ void gen_op(struct rng *r, const struct cfg *c, struct op *op)
 		OP_WRITE, OP_WRITE, OP_WRITE, OP_WRITE, OP_WRITE_IMM, OP_WRITE_IMM,
 		OP_READ, OP_READ, OP_READ, OP_READ, OP_CAS, OP_CAS, OP_FAA, OP_FAA,
 	};
+	static const uint8_t bulk[3] = { OP_SEND, OP_WRITE, OP_READ };
 	uint64_t u = rnd(r), m = c->max_size, s;
 
+	if (c->bulk) {	/* a data transfer: big messages, no atomics */
+		op->type = bulk[u % 3];
+		op->key = rnd(r);
+		op->imm = (uint32_t)rnd(r);
+		op->size = m / 2 + rnd_below(r, m - m / 2 + 1);
+		return;
+	}
 	op->type = mix[u % 20];
 	if (!c->atomics && (op->type == OP_CAS || op->type == OP_FAA))
 		op->type = OP_READ;
@@ -352,7 +366,9 @@ static void usage(const char *prog)
 	fprintf(stderr, "usage: %s [-d DEV] [-g GID_INDEX] [--seed N] [--ops N] [--qps N]\n"
 		"       [--procs N] [--max-size BYTES[K|M]] [--timeout SECS] [--stall SECS]\n"
 		"       [--no-fence] [--ack-timeout N] [--dev2 DEV --gid2 GID_INDEX]\n"
-		"--dev2: odd processes use DEV (two hosts: every QP pair crosses)\n",
+		"       [--bulk] [--min-bytes BYTES[K|M|G]]\n"
+		"--dev2: odd processes use DEV (two hosts: every QP pair crosses)\n"
+		"--bulk: only SEND, WRITE, READ of max-size/2..max-size bytes\n",
 		prog);
 	exit(2);
 }
@@ -366,7 +382,8 @@ static void parse(int argc, char **argv, struct cfg *c, int *timeout)
 		{ "qps", 1, NULL, 'q' }, { "procs", 1, NULL, 'p' },
 		{ "max-size", 1, NULL, 'm' }, { "timeout", 1, NULL, 't' },
 		{ "stall", 1, NULL, 'S' }, { "no-fence", 0, NULL, 'F' },
-		{ "ack-timeout", 1, NULL, 'A' },
+		{ "ack-timeout", 1, NULL, 'A' }, { "bulk", 0, NULL, 'B' },
+		{ "min-bytes", 1, NULL, 'M' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int o;
@@ -390,6 +407,8 @@ static void parse(int argc, char **argv, struct cfg *c, int *timeout)
 		case 'S': c->stall_ms = atoi(optarg) * 1000; break;
 		case 'F': c->fence = 0; break;
 		case 'A': c->ack_timeout = atoi(optarg); break;
+		case 'B': c->bulk = 1; break;
+		case 'M': c->min_bytes = parse_size(optarg); break;
 		default: usage(argv[0]);
 		}
 	}
@@ -536,7 +555,7 @@ int main(int argc, char **argv)
 	pid_t pid[MAX_PROCS];
 	int status[MAX_PROCS], timeout;
 	long ops = 0, recvs = 0, atomics = 0;
-	uint64_t bytes = 0, t0;
+	uint64_t bytes = 0, t0, dir[2] = { 0, 0 };
 	int all_done = 1;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -578,7 +597,23 @@ int main(int argc, char **argv)
 		recvs += r->recvs;
 		atomics += r->atomics;
 		bytes += r->bytes;
+		/* dir[0]: DEV -> DEV2 (or all of it on one device) */
+		dir[p & 1] += r->bytes_out;
+		dir[!(p & 1)] += r->bytes_in;
 	}
+	if (c.dev2) {
+		diag("%s -> %s: %.1f MiB, %s -> %s: %.1f MiB, every byte checked",
+		     c.dev, c.dev2, dir[0] / 1048576.0, c.dev2, c.dev,
+		     dir[1] / 1048576.0);
+	} else {
+		dir[0] += dir[1];
+		dir[1] = dir[0];
+	}
+	if (c.min_bytes)
+		ok(dir[0] >= c.min_bytes && dir[1] >= c.min_bytes,
+		   "each direction moved at least %.1f MiB (%.1f and %.1f)",
+		   c.min_bytes / 1048576.0, dir[0] / 1048576.0,
+		   dir[1] / 1048576.0);
 	is_int(ops, c.ops, "every op was issued and checked");
 	if (c.atomics && all_done)
 		check_atomics(&c);
