@@ -22,42 +22,6 @@ faults=(
 	"duplicate 5%"
 	"corrupt 2%"
 )
-# rping -V, 30 pings of 20000 bytes; the client checks every byte.  The
-# server leaves when the client's disconnect request (a CM MAD) arrives.
-# If the fault eats that DREQ, it is never sent again: the client exits
-# at once, and the kernel's CM cancels a DREQ's retries when its ID is
-# destroyed.  The server would then wait for a next ping for ever.  That
-# is the connection's teardown, not its data: so once the client has
-# passed, the server gets 15 s, and otherwise passes if it served every
-# ping (-v prints each one) -- under a fault that loses frames (LOSSY=1);
-# where netem loses nothing, a missed disconnect is our bug and fails.
-# rping_pair PORT LOSSY
-rping_pair() {
-	local port=$(($1 + 1000)) slog=$TBRDMA_OUT/rping-$1.server.log spid served
-	local pings=30 args
-	args="-a $NET_IP_A -p $port -C $pings -S 20000 -V"
-	# shellcheck disable=SC2086  # args is a word list on purpose
-	timeout 120 rping -s -v $args >"$slog" 2>&1 &
-	spid=$!
-	wait_cm_listen $port 30 || echo "   no rping listener yet"
-	# shellcheck disable=SC2086
-	if ! net_b timeout 120 rping -c $args >"$TBRDMA_OUT/rping-$1.client.log" 2>&1; then
-		echo "   rping client failed: $(tail -n 3 "$TBRDMA_OUT/rping-$1.client.log")"
-		wait $spid
-		return 1
-	fi
-	if wait_for "pid_exited $spid" 15; then
-		wait $spid && return 0
-		echo "   rping server failed: $(grep -v '^server ping data' "$slog" | tail -n 3)"
-		return 1
-	fi
-	kill $spid
-	wait $spid
-	served=$(grep -c '^server ping data: ' "$slog")
-	echo "   rping server: served $served pings, then saw no disconnect (DREQ lost?)"
-	((served == pings && $2))
-}
-
 failed=()
 PORT=18800
 seed=7
@@ -84,7 +48,7 @@ for f in "${faults[@]}"; do
 
 	lossy=0
 	[[ $f == loss* || $f == corrupt* ]] && lossy=1
-	rping_pair "$PORT" $lossy || failed+=("rping/$f")
+	rping_pair "$PORT" $lossy 30 20000 || failed+=("rping/$f")
 
 	re1=$(net_counter tbr1 retransmits)
 	cs1=$(net_counter tbr0 rx_checksum_errors)
