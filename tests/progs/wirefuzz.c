@@ -29,6 +29,10 @@
  *             every 64 frames), so they meet more of the traffic.
  * --skip, --only  frame classes by the names the summary prints.
  *
+ * retx/ack-flood and duplicate-request aim at the retransmission and ACK
+ * paths of a victim whose real PSNs were captured (its own requests, its
+ * peer's requests to it); the summary says how many did.
+ *
  * Prints counts per frame class and the checksum check on captured frames
  * (our XXH64 must agree with the device's); exit 0 unless sending failed or
  * a captured frame's checksum disagrees with ours.
@@ -163,6 +167,8 @@ struct victim {
 	int seen;		/* a request of its peer was captured: */
 	uint32_t psn;		/* its PSN, so the next one is the expected PSN */
 	uint8_t transport;
+	int req_seen;		/* a request of its own was captured: */
+	uint32_t req_psn;	/* its PSN, inside the window it waits on */
 };
 static struct victim victims[64];
 static int nvictims;
@@ -177,15 +183,16 @@ static int ncap, cap_next;
 static unsigned long cap_csum_ok, cap_csum_bad, cap_seen;
 
 enum cls { C_RANDOM, C_FIELD, C_TRUNC, C_PSN, C_CSUM, C_READ, C_ATOMIC, C_ACK,
-	   C_RESP, C_UD, C_CONT, C_INSEQ, C_REPLAY, C_REPLAY_MOD, C_REPLAY_BAD, C_NCLS };
+	   C_RESP, C_UD, C_CONT, C_INSEQ, C_RETX, C_DUP, C_REPLAY, C_REPLAY_MOD, C_REPLAY_BAD, C_NCLS };
 static const char *cls_name[C_NCLS] = {
 	"random-bytes", "one-field-corrupted", "truncated", "psn-far/forged-src",
 	"bad/missing-csum", "read-request", "atomic", "ack-syndrome",
 	"forged-response", "ud/gsi", "send-continuation", "in-sequence",
-	"replay-exact", "replay-modified",
+	"retx/ack-flood", "duplicate-request", "replay-exact", "replay-modified",
 	"replay-invalidated",
 };
 static unsigned long sent[C_NCLS];
+static unsigned long retx_aimed, dup_aimed;	/* at a victim's real PSNs */
 static unsigned int skip;	/* classes not to send (--skip, --only) */
 static int only_cls = -1;	/* with --only: what a skipped class becomes */
 
@@ -589,6 +596,97 @@ static int gen_inseq(uint8_t *f)
 	return len;
 }
 
+/* A victim whose own requests (or its peer's, with PEER) were captured. */
+static struct victim *pick_victim(int own)
+{
+	for (int i = 0, k = rn(nvictims + 1); i < nvictims; i++) {
+		struct victim *v = &victims[(i + k) % nvictims];
+
+		if (own ? v->req_seen && v->transport == TR_RC : v->seen)
+			return v;
+	}
+	return NULL;
+}
+
+/*
+ * The requester's retransmission and ACK paths: a peer that lies about
+ * PSNs and floods NAKs.  A burst of 1..32 frames from a victim's peer to
+ * the victim, at PSNs around the one it really sent last (from a captured
+ * frame): ACKs for PSNs it never sent or long ago, sequence NAKs that make
+ * it go back again and again, RNR NAKs with any timer, error NAKs, and
+ * READ and atomic answers with lying PSNs, lengths and offsets.  All but
+ * the last go out here; the last is left in F.  Without such a victim: an
+ * ack-syndrome frame.
+ */
+static int gen_retx(uint8_t *f, unsigned long *extra)
+{
+	struct victim *v = pick_victim(1);
+	int n = 1 + rn(32), len = 0;
+
+	if (!v)
+		return gen_ack(f);
+	retx_aimed++;
+	for (int i = 0; i < n; i++) {
+		uint32_t psn = v->req_psn + (chance(50) ? rn(8) : rn(256) - 128);
+		int k = rn(10);
+
+		if (k < 6) {
+			static const uint8_t syn[6] = { 0, 2, 2, 1, 0, 2 };	/* ACK, NAK_SEQ, RNR */
+
+			len = build(f, OP_ACK, TR_RC, v->qpn, v->peer, 0);
+			f[ETH_LEN + HDR_LEN] = chance(90) ? syn[rn(6)] : 3 + rn(3);
+			f[ETH_LEN + HDR_LEN + 1] = chance(50) ? 1 : rn(32);	/* rnr_timer */
+		} else {
+			int op = k < 9 ? OP_READ_RESP : OP_ATOMIC_RESP;
+
+			len = build(f, op, TR_RC, v->qpn, v->peer,
+				    op == OP_ATOMIC_RESP ? (chance(80) ? 8 : (int)rn(16)) :
+				    chance(50) ? mtu : (int)rn(mtu + 1));
+			if (chance(30))
+				put32(f, O_MSG_OFF, chance(50) ? huge32() : rn(1 << 20));
+		}
+		put32(f, O_PSN, psn & 0xffffff);
+		if (no_csum_ok && chance(50))
+			put8(f, O_FLAGS, f[ETH_LEN + O_FLAGS] & ~WF_CSUM);
+		fix_csum(f, len);
+		if (i < n - 1 && send(sock, f, len, 0) == len)
+			(*extra)++;
+	}
+	return len;
+}
+
+/*
+ * The responder's duplicate path: requests a victim executed already (just
+ * before the PSN it expects) and just outside what it keeps for them: READ
+ * requests (answered again only if recent, and only as asked before),
+ * atomics (answered from the saved result, never executed twice), SENDs
+ * and WRITEs with ACK_REQ.  Lying lengths, keys and segment sizes.
+ * Without a victim: a psn-far frame.
+ */
+static int gen_dup(uint8_t *f)
+{
+	static const int ops[] = { OP_READ_REQ, OP_READ_REQ, OP_CMP_SWAP,
+				   OP_FETCH_ADD, OP_SEND, OP_WRITE };
+	struct victim *v = pick_victim(0);
+	int op = ops[rn(6)], len;
+
+	if (!v)
+		return gen_psn(f);
+	dup_aimed++;
+	len = build(f, op, v->transport, v->qpn, v->peer,
+		    op == OP_SEND || op == OP_WRITE ? rn(512) : 0);
+	put32(f, O_PSN, (v->psn - (chance(70) ? rn(70) : rn(1 << 20))) & 0xffffff);
+	put8(f, O_FLAGS, f[ETH_LEN + O_FLAGS] | WF_ACK_REQ);
+	if (op == OP_READ_REQ) {
+		put32(f, O_MSG_LEN, chance(50) ? rn(1 << 20) : huge32());
+		put32(f, HDR_LEN, chance(50) ? (uint32_t)(mtu - HDR_LEN) : chance(50) ? rn(4) : huge32());
+	}
+	if (no_csum_ok && chance(50))
+		put8(f, O_FLAGS, f[ETH_LEN + O_FLAGS] & ~WF_CSUM);
+	fix_csum(f, len);
+	return len;
+}
+
 static int gen_replay(uint8_t *f, enum cls *c)
 {
 	int i = rn(ncap), len = cap[i].len;
@@ -690,6 +788,15 @@ static void capture(int wait_ms)
 					victims[i].transport = buf[ETH_LEN + O_TRANSPORT];
 					if (!victims[i].peer)
 						victims[i].peer = get32(buf, O_SRC_QPN);
+				}
+		/* A victim's own request: the PSNs its requester waits on. */
+		if (from.sll_pkttype != PACKET_OUTGOING && buf[ETH_LEN + O_OPCODE] >= OP_SEND &&
+		    buf[ETH_LEN + O_OPCODE] <= OP_SEND_INV && buf[ETH_LEN + O_TRANSPORT] == TR_RC)
+			for (int i = 0; i < nvictims; i++)
+				if (victims[i].qpn == (get32(buf, O_SRC_QPN) & 0xffffff)) {
+					victims[i].req_seen = 1;
+					victims[i].req_psn = get32(buf, O_PSN) & 0xffffff;
+					victims[i].transport = TR_RC;
 				}
 		if (n > ETH_LEN + mtu)
 			continue;
@@ -886,6 +993,8 @@ int main(int argc, char **argv)
 		case C_UD: len = gen_ud(f); break;
 		case C_CONT: len = gen_cont(f); break;
 		case C_INSEQ: len = gen_inseq(f); break;
+		case C_RETX: len = gen_retx(f, &total); break;
+		case C_DUP: len = gen_dup(f); break;
 		default: len = gen_replay(f, &c); break;
 		}
 		if (len < ETH_LEN)
@@ -922,6 +1031,8 @@ int main(int argc, char **argv)
 	       dt > 0 ? total / dt : 0.0, errs);
 	for (int i = 0; i < C_NCLS; i++)
 		printf("  %-22s %lu\n", cls_name[i], sent[i]);
+	printf("aimed at a victim's real PSNs: %lu retx/ack-flood bursts, %lu duplicate requests\n",
+	       retx_aimed, dup_aimed);
 	printf("captured %lu frames; checksums of header-only frames reproduced: %lu, disagreeing: %lu\n",
 	       cap_seen, cap_csum_ok, cap_csum_bad);
 	if (cap_csum_bad) {

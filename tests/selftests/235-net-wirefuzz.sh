@@ -5,6 +5,9 @@
 # and tbr1 on other QPs. Victim QPs (RC, UC, UD pingpongs started before)
 # get forged frames with their real QP numbers; QPs created afterwards are
 # protected: they only see exact replays and frames that must be dropped.
+# The retx/ack-flood and duplicate-request classes aim at a victim's real
+# PSNs (captured): a peer that lies about PSNs, lengths and keys, floods
+# ACKs, sequence and RNR NAKs, and repeats old READs and atomics.
 # Run once with checksums (most frames carry a correct XXH64 and reach the
 # parser) and once with checksum=0. Afterwards the protected traffic must
 # have completed with correct data, rx_bad_frames and rx_checksum_errors
@@ -134,6 +137,11 @@ phase() {
 	((cs1 > cs0)) || failed+=("$tag: no checksum drops counted")
 	grep -q '^sent [0-9]* frames' "$TBRDMA_OUT/wirefuzz-$tag.log" ||
 		failed+=("$tag: the fuzzer did not finish")
+	# The retransmission and ACK paths were reached: ACK and NAK floods
+	# at the RC victim's real PSNs, duplicates of what it executed.
+	grep -qE "^aimed at a victim's real PSNs: [1-9][0-9]* retx/ack-flood bursts, [1-9]" \
+		"$TBRDMA_OUT/wirefuzz-$tag.log" ||
+		failed+=("$tag: no ACK/NAK flood or duplicate reached a victim's window")
 
 	# The device still works: a fresh pair, every buffer checked.
 	PORT=$((PORT + 1))
