@@ -118,13 +118,19 @@ SOAK_SECS ?= 600
 SOAK_INSTANCES ?= 4
 SOAK_OPS ?= 40000
 SOAK_SEED ?= 1
+# Then the full-size loss matrix (231-net-loss.sh, TBR_LOSS_FULL=1); 0: not.
+SOAK_LOSS ?= 1
 soak: deps all test-progs
 	@d=$$(mktemp -d /var/tmp/tbrdma-soak.XXXXXX) && \
 	printf '%s\n' '#!/bin/bash' '# timeout: $(shell echo $$(($(SOAK_SECS) * 2 + 900)))' \
 		'export SOAK_SECS=$(SOAK_SECS) SOAK_INSTANCES=$(SOAK_INSTANCES)' \
 		'export SOAK_OPS=$(SOAK_OPS) SOAK_SEED=$(SOAK_SEED)' \
 		'exec bash "$$TBRDMA_ROOT/tests/soak/10-soak.sh"' >$$d/10-soak.sh && \
-	TBRDMA_SELFTEST_DIR=$$d tests/vm/run-vm.sh --timeout $$(($(SOAK_SECS) * 2 + 1200)); \
+	if [ "$(SOAK_LOSS)" != 0 ]; then \
+		printf '%s\n' '#!/bin/bash' '# timeout: 7200' 'export TBR_LOSS_FULL=1' \
+			'exec bash "$$TBRDMA_ROOT/tests/selftests/231-net-loss.sh"' >$$d/20-loss.sh; \
+	fi && \
+	TBRDMA_SELFTEST_DIR=$$d tests/vm/run-vm.sh --timeout $$(($(SOAK_SECS) * 2 + 1200 + $(SOAK_LOSS) * 7200)); \
 	rc=$$?; rm -rf $$d; exit $$rc
 
 # Every selftest on a debug kernel (KASAN, lockdep, kmemleak,

@@ -86,7 +86,7 @@ fi
 # what differs between kernels if anything does.
 smoke_tests=(00-guest-sanity.sh 10-module-load.sh 20-link-loopback.sh
 	100-pingpong.sh 120-integrity.sh 200-net-pingpong.sh 230-net-faults.sh
-	240-net-linkloss.sh 40-netdev-events.sh 50-unload-busy.sh)
+	231-net-loss.sh 240-net-linkloss.sh 40-netdev-events.sh 50-unload-busy.sh)
 
 # GUEST_JOBS guests at a time (default 2 when there are several kernels).
 # A TCG guest keeps its two vCPUs busy less than half of the time (the
