@@ -12,7 +12,10 @@
 #
 #   compare.sh [--tprun 'COMMAND'] [--ranks '1 2 4'] [--types 'f32 ...']
 #              [--tokens T] [--prompts '0 1'] [--save-ref DIR | --ref DIR]
+#              [--types-only]
 #
+# --types-only: the weight types alone, not the architecture and tokenizer
+# variants after them.
 # --save-ref DIR keeps each model and llama.cpp's answer for it
 # (DIR/NAME.gguf, DIR/NAME.json); --ref DIR uses those instead of running
 # llama.cpp, so a machine without it (the test guest, where node would take
@@ -35,6 +38,7 @@ tokens=16
 prompt_set="0 1"
 save_ref=
 ref_dir=
+types_only=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--tprun) tprun_cmd=$2; shift 2 ;;
@@ -44,7 +48,8 @@ while [ $# -gt 0 ]; do
 	--prompts) prompt_set=$2; shift 2 ;;
 	--save-ref) save_ref=$2; shift 2 ;;
 	--ref) ref_dir=$2; shift 2 ;;
-	*) echo "usage: $0 [--tprun CMD] [--ranks LIST] [--types LIST] [--tokens T] [--prompts LIST] [--save-ref DIR | --ref DIR]" >&2
+	--types-only) types_only=1; shift ;;
+	*) echo "usage: $0 [--tprun CMD] [--ranks LIST] [--types LIST] [--tokens T] [--prompts LIST] [--save-ref DIR | --ref DIR] [--types-only]" >&2
 	   exit 2 ;;
 	esac
 done
@@ -191,6 +196,10 @@ for type in $types; do
 			"$(tolerance "$type")"
 	done
 done
+if [ -n "$types_only" ]; then
+	tap_done
+	exit
+fi
 # A K-quant asked for rows of 128: every tensor falls back to the type
 # llama.cpp's quantizer would use (Q6_K -> Q8_0), and says so
 if [[ " $types " == *" q6_k "* ]]; then
