@@ -26,7 +26,7 @@ static int tbr_qp_check_caps(struct tbr_qp *qp, struct ib_qp_init_attr *init)
 	    cap->max_inline_data > TBR_MAX_INLINE)
 		return -EINVAL;
 	if (tbr_qp_has_rq(qp) && (cap->max_recv_wr > TBR_MAX_QP_WR ||
-			   cap->max_recv_sge > TBR_MAX_SGE))
+				  cap->max_recv_sge > TBR_MAX_SGE))
 		return -EINVAL;
 	return 0;
 }
