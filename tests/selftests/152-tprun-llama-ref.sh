@@ -6,10 +6,10 @@
 # itself would take minutes to start in this guest, and its answer depends
 # only on the file and the prompt); here tprun decodes the first prompt
 # with 2 and 4 ranks over RDMA on tbrlo0 (1 rank uses no transport: the
-# host checks it) and must give the same prompt tokens, tokens and text,
-# and logits within the same tolerance, for every weight type (the
-# architecture and tokenizer variants are the host's: they do not touch
-# the transport).  About 3 minutes.
+# host checks it) and must give the same prompt tokens, tokens and text
+# for every weight type (the logits and the architecture and tokenizer
+# variants are the host's: they do not touch the transport; with them
+# this took 329 s).  About 3 minutes.
 # timeout: 600
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib-verbs.sh"
@@ -23,14 +23,14 @@ verbs_is_rxe && skip "runs on tbrdma devices"
 
 rc=0
 TMPDIR=$TBRDMA_OUT "$TBRDMA_ROOT/tests/llama-ref/compare.sh" --ref "$refs" \
-	--prompts 0 --ranks "2 4" --types-only \
+	--prompts 0 --ranks "2 4" --types-only --no-logits \
 	--tprun "$TPRUN --local {N} --transport rdma --devices $TBR_TEST_DEV" \
 	>"$TBRDMA_OUT/compare.tap" 2>&1 || rc=$?
 grep -E '^(not )?ok ' "$TBRDMA_OUT/compare.tap" | sed -n '1,400p'
 # grep -c exits 1 when it counts nothing (set -e)
 n_ok=$(grep -c '^ok ' "$TBRDMA_OUT/compare.tap" || true)
 n_bad=$(grep -c '^not ok ' "$TBRDMA_OUT/compare.tap" || true)
-((rc == 0 && n_bad == 0 && n_ok >= 55)) ||
+((rc == 0 && n_bad == 0 && n_ok >= 33)) ||
 	{ grep -A6 '^not ok' "$TBRDMA_OUT/compare.tap" | head -40
 	  fail "compare.sh: $n_ok ok, $n_bad not ok (exit $rc)"; }
 echo "tprun over $TBR_TEST_DEV = llama.cpp: $n_ok checks"
