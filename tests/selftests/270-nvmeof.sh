@@ -138,8 +138,15 @@ cmp "$TBRDMA_OUT/data" "$TBRDMA_OUT/back" || fail "data differs after reconnect"
 echo "   $MB MiB identical after reconnect"
 
 echo "== the target's port removed under I/O"
-dd if=/dev/zero of="$DEV" bs=64k count=100000 oflag=direct status=none \
-	2>"$TBRDMA_OUT/dd-removed.log" &
+# Over the whole disk again and again until a write fails: one pass takes
+# about a second in a fast guest, and dd must still be writing when the
+# port goes.
+(
+	while :; do
+		dd if=/dev/zero of="$DEV" bs=64k count=$(((MB + 32) * 16)) \
+			oflag=direct status=none || exit
+	done
+) 2>"$TBRDMA_OUT/dd-removed.log" &
 ddpid=$!
 sleep 2
 pid_exited $ddpid && fail "dd ended before the port was removed: $(cat "$TBRDMA_OUT/dd-removed.log")"
