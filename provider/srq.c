@@ -8,6 +8,29 @@
 
 #include "tbrdma.h"
 
+/*
+ * Map the ring of an SRQ the kernel just created and report the granted
+ * sizes in @attr; on failure the kernel object is destroyed again.
+ */
+static int srq_map_ring(struct ibv_context *context, struct tbrdma_srq *srq,
+			const struct tbrdma_cmd_create_srq_resp *resp,
+			struct ibv_srq_attr *attr)
+{
+	int ret;
+
+	ret = tbrdma_wq_init(&srq->rq, context->cmd_fd, &resp->drv.srq,
+			     false, attr->max_sge, 0);
+	if (ret) {
+		tbrdma_err(&to_tctx(context)->ibv_ctx, "SRQ ring: error %d",
+			   ret);
+		ibv_cmd_destroy_srq(&srq->ibv_srq);
+		return ret;
+	}
+	attr->max_wr = tbrdma_wq_max_wr(&srq->rq, attr->max_wr);
+	attr->max_sge = srq->rq.caps.max_sge;
+	return 0;
+}
+
 struct ibv_srq *tbrdma_create_srq(struct ibv_pd *pd,
 				  struct ibv_srq_init_attr *attr)
 {
@@ -26,16 +49,9 @@ struct ibv_srq *tbrdma_create_srq(struct ibv_pd *pd,
 	if (ret)
 		goto err_free;
 
-	ret = tbrdma_wq_init(&srq->rq, pd->context->cmd_fd, &resp.drv.srq,
-			     false, attr->attr.max_sge, 0);
-	if (ret) {
-		tbrdma_err(&to_tctx(pd->context)->ibv_ctx,
-			   "SRQ ring: error %d", ret);
-		ibv_cmd_destroy_srq(&srq->ibv_srq);
+	ret = srq_map_ring(pd->context, srq, &resp, &attr->attr);
+	if (ret)
 		goto err_free;
-	}
-	attr->attr.max_wr = tbrdma_wq_max_wr(&srq->rq, attr->attr.max_wr);
-	attr->attr.max_sge = srq->rq.caps.max_sge;
 	return &srq->ibv_srq;
 
 err_free:
@@ -76,16 +92,9 @@ struct ibv_srq *tbrdma_create_srq_ex(struct ibv_context *context,
 	if (ret)
 		goto err_free;
 
-	ret = tbrdma_wq_init(&srq->rq, context->cmd_fd, &resp.drv.srq,
-			     false, attr->attr.max_sge, 0);
-	if (ret) {
-		tbrdma_err(&to_tctx(context)->ibv_ctx, "SRQ ring: error %d",
-			   ret);
-		ibv_cmd_destroy_srq(&srq->ibv_srq);
+	ret = srq_map_ring(context, srq, &resp, &attr->attr);
+	if (ret)
 		goto err_free;
-	}
-	attr->attr.max_wr = tbrdma_wq_max_wr(&srq->rq, attr->attr.max_wr);
-	attr->attr.max_sge = srq->rq.caps.max_sge;
 	return &srq->ibv_srq;
 
 err_free:
