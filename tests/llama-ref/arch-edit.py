@@ -8,32 +8,10 @@
 #   freqs        a rope_freqs.weight tensor (Llama 3.1's per-frequency
 #                divisors: 1 for the fast half, rising to 8 for the slow)
 import struct, sys
+import gguf_io
 src, dst, mode = sys.argv[1], sys.argv[2], sys.argv[3]
-b = open(src, 'rb').read()
-pos = 0
-def rd(fmt):
-    global pos
-    v = struct.unpack_from(fmt, b, pos); pos += struct.calcsize(fmt); return v[0]
-def rstr():
-    global pos
-    n = rd('<Q'); s = b[pos:pos+n]; pos += n; return s
-SZ = {0:'B',1:'b',2:'H',3:'h',4:'I',5:'i',6:'f',7:'?',10:'Q',11:'q',12:'d'}
-def rval(t):
-    if t == 8: return rstr()
-    if t == 9:
-        at = rd('<I'); n = rd('<Q'); return (at, [rval(at) for _ in range(n)])
-    return rd('<' + SZ[t])
-magic = rd('<I'); ver = rd('<I'); nt = rd('<Q'); nkv = rd('<Q')
-kvs = []
-for _ in range(nkv):
-    k = rstr(); t = rd('<I'); kvs.append((k, t, rval(t)))
-tensors = []
-for _ in range(nt):
-    name = rstr(); nd = rd('<I'); ne = [rd('<Q') for _ in range(nd)]
-    tensors.append((name, ne, rd('<I'), rd('<Q')))
-align = 32
-data_off = (pos + align - 1) // align * align
-data = bytearray(b[data_off:])
+magic, ver, kvs, tensors, data = gguf_io.read(src)
+data = bytearray(data)
 kv = {k: v for k, t, v in kvs}
 dim = kv[b'llama.embedding_length']; heads = kv[b'llama.attention.head_count']
 kvh = kv[b'llama.attention.head_count_kv']; layers = kv[b'llama.block_count']
@@ -46,7 +24,7 @@ def rand():	# [-1, 1)
     return (seed >> 11) / float(1 << 52) - 1.0
 def add_tensor(name, vals):
     global data
-    data += b'\0' * ((len(data) + align - 1) // align * align - len(data))
+    data += b'\0' * (gguf_io.pad(len(data)) - len(data))
     tensors.append((name.encode(), [len(vals)], 0, len(data)))
     data += struct.pack('<%df' % len(vals), *vals)
 if mode == 'qwen2':
@@ -63,17 +41,4 @@ elif mode == 'freqs':
     add_tensor('rope_freqs.weight', [1.0 if i < n // 2 else 1.0 + 7.0 * (i - n // 2) / (n - n // 2) for i in range(n)])
 else:
     sys.exit('unknown mode ' + mode)
-def wstr(s):
-    s = s.encode() if isinstance(s, str) else s
-    return struct.pack('<Q', len(s)) + s
-def wval(t, v):
-    if t == 8: return wstr(v)
-    if t == 9:
-        at, arr = v; return struct.pack('<IQ', at, len(arr)) + b''.join(wval(at, x) for x in arr)
-    return struct.pack('<' + SZ[t], v)
-out = struct.pack('<IIQQ', magic, ver, len(tensors), len(kvs))
-out += b''.join(wstr(k) + struct.pack('<I', t) + wval(t, v) for k, t, v in kvs)
-out += b''.join(wstr(n) + struct.pack('<I', len(ne)) + b''.join(struct.pack('<Q', x) for x in ne) +
-                struct.pack('<IQ', ty, off) for n, ne, ty, off in tensors)
-out += b'\0' * ((len(out) + align - 1) // align * align - len(out))
-open(dst, 'wb').write(out + bytes(data))
+gguf_io.write(dst, magic, ver, kvs, tensors, data)

@@ -6,33 +6,10 @@
 # byte symbols, merged pieces of a few words (with and without "Ġ", digits
 # included, so the pre-tokenizers split differently), <unusedN>, and
 # three control tokens (BOS, EOS, EOT) at the end. For compare.sh.
-import struct, sys
+import sys
+import gguf_io
 src, dst, pre = sys.argv[1], sys.argv[2], sys.argv[3]
-b = open(src, 'rb').read()
-pos = 0
-def rd(fmt):
-    global pos
-    v = struct.unpack_from(fmt, b, pos); pos += struct.calcsize(fmt); return v[0]
-def rstr():
-    global pos
-    n = rd('<Q'); s = b[pos:pos+n]; pos += n; return s
-SZ = {0:'B',1:'b',2:'H',3:'h',4:'I',5:'i',6:'f',7:'?',10:'Q',11:'q',12:'d'}
-def rval(t):
-    if t == 8: return rstr()
-    if t == 9:
-        at = rd('<I'); n = rd('<Q'); return (at, [rval(at) for _ in range(n)])
-    return rd('<' + SZ[t])
-magic = rd('<I'); ver = rd('<I'); nt = rd('<Q'); nkv = rd('<Q')
-kvs = []
-for _ in range(nkv):
-    k = rstr(); t = rd('<I'); kvs.append((k, t, rval(t)))
-tinfo_start = pos
-for _ in range(nt):
-    rstr(); nd = rd('<I'); [rd('<Q') for _ in range(nd)]; rd('<I'); rd('<Q')
-tinfo = b[tinfo_start:pos]
-align = 32
-data_off = (pos + align - 1) // align * align
-data = b[data_off:]
+magic, ver, kvs, tensors, data = gguf_io.read(src)
 vocab = [v for k, t, v in kvs if k == b'tokenizer.ggml.tokens'][0][1].__len__()
 kvs = [kv for kv in kvs if not kv[0].startswith(b'tokenizer.')]
 # gpt2 byte map
@@ -61,18 +38,8 @@ for w in words:
 while len(toks) < vocab - 3: toks.append("<unused%d>" % len(toks))
 toks += ["<|begin_of_text|>", "<|end_of_text|>", "<|eot_id|>"]
 types = [1] * (vocab - 3) + [3, 3, 3]
-def wstr(s):
-    s = s.encode() if isinstance(s, str) else s
-    return struct.pack('<Q', len(s)) + s
-def wval(t, v):
-    if t == 8: return wstr(v)
-    if t == 9:
-        at, arr = v; return struct.pack('<IQ', at, len(arr)) + b''.join(wval(at, x) for x in arr)
-    return struct.pack('<' + SZ[t], v)
 kvs += [(b'tokenizer.ggml.model', 8, b'gpt2'), (b'tokenizer.ggml.pre', 8, pre.encode()),
         (b'tokenizer.ggml.tokens', 9, (8, toks)), (b'tokenizer.ggml.token_type', 9, (5, types)),
         (b'tokenizer.ggml.merges', 9, (8, merges)),
         (b'tokenizer.ggml.bos_token_id', 4, vocab - 3), (b'tokenizer.ggml.eos_token_id', 4, vocab - 2)]
-out = struct.pack('<IIQQ', magic, ver, nt, len(kvs)) + b''.join(wstr(k) + struct.pack('<I', t) + wval(t, v) for k, t, v in kvs) + tinfo
-out += b'\0' * ((len(out) + align - 1) // align * align - len(out))
-open(dst, 'wb').write(out + data)
+gguf_io.write(dst, magic, ver, kvs, tensors, data)

@@ -1,0 +1,78 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# gguf_io.py — read and write the GGUF v3 files `tprun --export-gguf`
+# writes (alignment 32), for the scripts that derive test models from them
+# (arch-edit.py, gpt2-tokenizer.py).
+#   read(path) -> (magic, version, kvs, tensors, data)
+#       kvs: [(key bytes, type, value)], an array value is (type, [values]);
+#       tensors: [(name bytes, dims, type, offset into data)]
+#   write(path, magic, version, kvs, tensors, data)
+import struct
+
+ALIGN = 32
+SZ = {0: 'B', 1: 'b', 2: 'H', 3: 'h', 4: 'I', 5: 'i', 6: 'f', 7: '?',
+      10: 'Q', 11: 'q', 12: 'd'}
+
+
+def pad(n):
+    return (n + ALIGN - 1) // ALIGN * ALIGN
+
+
+def read(path):
+    b = open(path, 'rb').read()
+    pos = 0
+
+    def rd(fmt):
+        nonlocal pos
+        v = struct.unpack_from(fmt, b, pos)
+        pos += struct.calcsize(fmt)
+        return v[0]
+
+    def rstr():
+        nonlocal pos
+        n = rd('<Q')
+        s = b[pos:pos + n]
+        pos += n
+        return s
+
+    def rval(t):
+        if t == 8:
+            return rstr()
+        if t == 9:
+            at = rd('<I')
+            n = rd('<Q')
+            return (at, [rval(at) for _ in range(n)])
+        return rd('<' + SZ[t])
+
+    magic = rd('<I'); ver = rd('<I'); nt = rd('<Q'); nkv = rd('<Q')
+    kvs = []
+    for _ in range(nkv):
+        k = rstr(); t = rd('<I'); kvs.append((k, t, rval(t)))
+    tensors = []
+    for _ in range(nt):
+        name = rstr(); nd = rd('<I'); ne = [rd('<Q') for _ in range(nd)]
+        tensors.append((name, ne, rd('<I'), rd('<Q')))
+    return magic, ver, kvs, tensors, b[pad(pos):]
+
+
+def wstr(s):
+    s = s.encode() if isinstance(s, str) else s
+    return struct.pack('<Q', len(s)) + s
+
+
+def wval(t, v):
+    if t == 8:
+        return wstr(v)
+    if t == 9:
+        at, arr = v
+        return struct.pack('<IQ', at, len(arr)) + b''.join(wval(at, x) for x in arr)
+    return struct.pack('<' + SZ[t], v)
+
+
+def write(path, magic, ver, kvs, tensors, data):
+    out = struct.pack('<IIQQ', magic, ver, len(tensors), len(kvs))
+    out += b''.join(wstr(k) + struct.pack('<I', t) + wval(t, v) for k, t, v in kvs)
+    out += b''.join(wstr(n) + struct.pack('<I', len(ne)) +
+                    b''.join(struct.pack('<Q', x) for x in ne) +
+                    struct.pack('<IQ', ty, off) for n, ne, ty, off in tensors)
+    out += b'\0' * (pad(len(out)) - len(out))
+    open(path, 'wb').write(out + bytes(data))
