@@ -247,10 +247,19 @@ static uint8_t cq_ex_read_dlid_path_bits(struct ibv_cq_ex *x)
  */
 static bool device_stamps_completions(struct ibv_context *context)
 {
+	struct tbrdma_context *ctx = to_tctx(context);
 	struct ibv_device_attr_ex attr = {};
+	int known = __atomic_load_n(&ctx->completion_stamps, __ATOMIC_RELAXED);
 
-	return !ibv_query_device_ex(context, NULL, &attr) &&
-	       attr.completion_timestamp_mask;
+	if (!known) {
+		/* A failed query is not an answer: ask again next time. */
+		if (ibv_query_device_ex(context, NULL, &attr))
+			return false;
+		known = attr.completion_timestamp_mask ? 2 : 1;
+		__atomic_store_n(&ctx->completion_stamps, known,
+				 __ATOMIC_RELAXED);
+	}
+	return known == 2;
 }
 
 /* ibv_query_rt_values_ex: the clock completions are stamped with, in ns

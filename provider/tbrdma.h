@@ -27,6 +27,9 @@ struct tbrdma_context {
 	struct verbs_context ibv_ctx;
 	enum tbrdma_mode mode;		/* from GET_CONTEXT; loopback or netdev */
 	int doorbell_fd;		/* from GET_CONTEXT; -1: ring via uverbs */
+	/* Does the module stamp completions?  0 not asked yet, 1 no, 2 yes
+	 * (cq.c asks the device once; relaxed atomics: any thread may). */
+	int completion_stamps;
 };
 
 struct tbrdma_pd {
