@@ -66,6 +66,13 @@ net_counter() {
 	rdma statistic show link "$1"/1 | tr ' ' '\n' | grep -A1 -x "$2" | tail -n1
 }
 
+# net_counters DEV — every transport counter of DEV, "name value" a line,
+# from one `rdma statistic` call (each call costs a few tenths of a second
+# in the TCG guest).
+net_counters() {
+	rdma statistic show link "$1"/1 | tr ' ' '\n' | sed -n '/^[a-z_]*$/{N;s/\n/ /;/ [0-9]*$/p}'
+}
+
 # wait_cm_listen PORT SECS — until an RDMA CM listener (rping -s, ...) of
 # this namespace is bound to PORT: a client that comes too early is
 # rejected ("invalid service ID"), and a busy TCG guest starts slowly.
