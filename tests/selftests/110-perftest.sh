@@ -1,7 +1,8 @@
 #!/bin/bash
 # perftest over the verbs data path, server and client on the same device
-# (loopback): every test program (write/read/send/atomic, bw and lat) over
-# all sizes (-a), plus variants that take other provider and kernel paths:
+# (loopback): every test program (write/read/send/atomic, bw and lat), the
+# latency programs over all sizes (-a; the bandwidth programs sweep in
+# 210-net-perftest), plus variants that take other provider and kernel paths:
 # several QPs, inline, post lists, CQ moderation, bidirectional, SRQ, UC,
 # UD, completion events. Bounded iterations: this proves that every run
 # completes, not performance. A failing run fails the test, output shown.
@@ -14,6 +15,8 @@ require_cmd ib_write_bw ib_write_lat ib_read_bw ib_read_lat ib_send_bw \
 	ib_send_lat ib_atomic_bw ib_atomic_lat
 verbs_setup
 
+# shellcheck disable=SC2034  # lib-perftest.sh reads it
+PERFTEST_SWEEP=lat
 source "$(dirname "$0")/lib-perftest.sh"
 runs=("${PERFTEST_RUNS[@]}")
 PORT=18600

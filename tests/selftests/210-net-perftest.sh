@@ -1,11 +1,14 @@
 #!/bin/bash
 # The perftest matrix of 110-perftest.sh between two hosts (namespaces
 # joined by a veth pair, lib-net.sh): server on tbr0 in host A, client on
-# tbr1 in host B. Every run must complete; a failing run fails the test.
+# tbr1 in host B; here the bandwidth programs sweep all sizes (110 sweeps
+# the latency ones). Every run must complete; a failing run fails the test.
 # timeout: 900
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib-verbs.sh"
 source "$(dirname "$0")/lib-net.sh"
+# shellcheck disable=SC2034  # lib-perftest.sh reads it
+PERFTEST_SWEEP=bw
 source "$(dirname "$0")/lib-perftest.sh"
 
 require_cmd ib_write_bw ib_write_lat ib_read_bw ib_read_lat ib_send_bw \
