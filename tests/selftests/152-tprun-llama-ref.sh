@@ -6,10 +6,14 @@
 # itself would take minutes to start in this guest, and its answer depends
 # only on the file and the prompt); here tprun decodes the first prompt
 # with 2 and 4 ranks over RDMA on tbrlo0 (1 rank uses no transport: the
-# host checks it) and must give the same prompt tokens, tokens and text
-# for every weight type (the logits and the architecture and tokenizer
-# variants are the host's: they do not touch the transport; with them
-# this took 329 s).  About 3 minutes.
+# host checks it) and must give the same prompt tokens, tokens and text.
+# Three weight types: a float one, Q8_0 and a K-quant (each has its own
+# shard layout; what crosses the transport, the F32 activations and their
+# all-reduce, is the same for every type).  The host's `make llama-ref`
+# checks every type, the logits and the architecture and tokenizer
+# variants with 1, 2 and 4 ranks over TCP: none of those touch the
+# transport (every type here took 132 s, with the variants 329 s).
+# About a minute.
 # timeout: 600
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib-verbs.sh"
@@ -23,14 +27,14 @@ verbs_is_rxe && skip "runs on tbrdma devices"
 
 rc=0
 TMPDIR=$TBRDMA_OUT "$TBRDMA_ROOT/tests/llama-ref/compare.sh" --ref "$refs" \
-	--prompts 0 --ranks "2 4" --types-only --no-logits \
+	--prompts 0 --ranks "2 4" --types "f16 q8_0 q4_k" --types-only --no-logits \
 	--tprun "$TPRUN --local {N} --transport rdma --devices $TBR_TEST_DEV" \
 	>"$TBRDMA_OUT/compare.tap" 2>&1 || rc=$?
 grep -E '^(not )?ok ' "$TBRDMA_OUT/compare.tap" | sed -n '1,400p'
 # grep -c exits 1 when it counts nothing (set -e)
 n_ok=$(grep -c '^ok ' "$TBRDMA_OUT/compare.tap" || true)
 n_bad=$(grep -c '^not ok ' "$TBRDMA_OUT/compare.tap" || true)
-((rc == 0 && n_bad == 0 && n_ok >= 33)) ||
+((rc == 0 && n_bad == 0 && n_ok >= 9)) ||
 	{ grep -A6 '^not ok' "$TBRDMA_OUT/compare.tap" | head -40
 	  fail "compare.sh: $n_ok ok, $n_bad not ok (exit $rc)"; }
 echo "tprun over $TBR_TEST_DEV = llama.cpp: $n_ok checks"
