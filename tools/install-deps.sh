@@ -32,10 +32,15 @@ packages=(
 	nvme-cli fio nfs-kernel-server open-iscsi
 )
 
+# One dpkg-query for all of them: each call reads dpkg's whole database
+# (a call per package took 20 s in the TCG test guest's admin-guide test).
+declare -A status=()
+while read -r pkg st; do
+	status[${pkg%%:*}]=$st
+done < <(dpkg-query -W -f='${Package} ${db:Status-Status}\n' "${packages[@]}" 2>/dev/null || true)
 missing=()
 for pkg in "${packages[@]}"; do
-	status=$(dpkg-query -W -f='${db:Status-Status}' "$pkg" 2>/dev/null || true)
-	[ "$status" = installed ] || missing+=("$pkg")
+	[ "${status[$pkg]:-}" = installed ] || missing+=("$pkg")
 done
 
 if [ ${#missing[@]} -eq 0 ]; then
