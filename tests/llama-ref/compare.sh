@@ -120,26 +120,53 @@ PY
 # PROMPT with MODEL, then tprun's with each rank count: the same prompt
 # tokens, tokens and text, one TAP point per run; with TOL, also the
 # logits after the prompt within TOL of llama.cpp's, one more point each.
+# With --ref the saved answer is checked at once; else the question joins
+# the batch that run_checks asks llama.cpp in one process (MODEL must stay
+# in place until then).
+checks=()
 check_model() {
-	local name=$1 model=$2 prompt=$3 tol=${4:-} N cmd diff key
-	key=${name//[^A-Za-z0-9]/_}
+	local key=${1//[^A-Za-z0-9]/_}
 	if [ -n "$ref_dir" ]; then
 		# The saved model and answer (the tokens were made for that
 		# very file), or nothing to compare with
 		if [ ! -f "$ref_dir/$key.json" ] || [ ! -f "$ref_dir/$key.gguf" ]; then
-			not_ok "$name: llama.cpp's saved answer" "none in $ref_dir ($key)"
+			not_ok "$1: llama.cpp's saved answer" "none in $ref_dir ($key)"
 			return
 		fi
-		cp "$ref_dir/$key.json" "$tmp/ref.json"
-		model=$ref_dir/$key.gguf
-	elif ! timeout 120 node "$here/ref.mjs" "$model" "$prompt" \
-		"$tokens" ${tol:+--logits} >"$tmp/ref.json" 2>"$tmp/ref.err"; then
-		not_ok "$name: llama.cpp runs" "$(tail -5 "$tmp/ref.err")"
+		check_against "$1" "$ref_dir/$key.gguf" "$3" "${4:-}" "$ref_dir/$key.json"
 		return
-	elif [ -n "$save_ref" ]; then
-		cp "$model" "$save_ref/$key.gguf"
-		cp "$tmp/ref.json" "$save_ref/$key.json"
 	fi
+	printf '%s\0' "$2" "$3" "$tokens" "${4:+logits}" "$tmp/ref-$key.json" >>"$tmp/jobs"
+	checks+=("$1" "$2" "$3" "${4:-}")
+}
+
+# run_checks — llama.cpp answers every queued question, then each is
+# checked against tprun.
+run_checks() {
+	local i key
+	((${#checks[@]})) || return 0
+	timeout 900 node "$here/ref.mjs" --batch "$tmp/jobs" 2>"$tmp/ref.err" ||
+		echo "# ref.mjs --batch: exit $?: $(tail -3 "$tmp/ref.err")"
+	for ((i = 0; i < ${#checks[@]}; i += 4)); do
+		key=${checks[i]//[^A-Za-z0-9]/_}
+		if [ ! -s "$tmp/ref-$key.json" ] ||
+			grep -q '^{"error"' "$tmp/ref-$key.json"; then
+			not_ok "${checks[i]}: llama.cpp runs" \
+				"$(cat "$tmp/ref-$key.json" 2>/dev/null || tail -5 "$tmp/ref.err")"
+			continue
+		fi
+		if [ -n "$save_ref" ]; then
+			cp "${checks[i + 1]}" "$save_ref/$key.gguf"
+			cp "$tmp/ref-$key.json" "$save_ref/$key.json"
+		fi
+		check_against "${checks[@]:i:4}" "$tmp/ref-$key.json"
+	done
+}
+
+# check_against NAME MODEL PROMPT TOL REF.json — tprun with each rank
+# count against llama.cpp's answer REF.json (see check_model).
+check_against() {
+	local name=$1 model=$2 prompt=$3 tol=$4 ref=$5 N cmd diff
 	for N in $ranks; do
 		cmd=${tprun_cmd//\{N\}/$N}
 		# shellcheck disable=SC2086 # the command is words
@@ -147,7 +174,7 @@ check_model() {
 			--tokens "$tokens" --json >"$tmp/out.json" \
 			2>"$tmp/out.err"; then
 			not_ok "$name: tprun, $N ranks, runs" "$(tail -5 "$tmp/out.err")"
-		elif diff=$(same "$tmp/ref.json" "$tmp/out.json"); then
+		elif diff=$(same "$ref" "$tmp/out.json"); then
 			ok "$name: tprun with $N ranks = llama.cpp ($(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(len(r["prompt_tokens"]), "prompt tokens,", len(r["tokens"]), "generated")' "$tmp/out.json"))"
 		else
 			not_ok "$name: tprun with $N ranks = llama.cpp" "$diff"
@@ -158,7 +185,7 @@ check_model() {
 			--tokens 1 --logits --json >"$tmp/out.json" \
 			2>"$tmp/out.err"; then
 			not_ok "$name: tprun --logits, $N ranks, runs" "$(tail -5 "$tmp/out.err")"
-		elif diff=$(logits_close "$tmp/ref.json" "$tmp/out.json" "$tol"); then
+		elif diff=$(logits_close "$ref" "$tmp/out.json" "$tol"); then
 			ok "$name: $N ranks: logits within $tol of llama.cpp's (max |diff| $diff)"
 		else
 			not_ok "$name: $N ranks: logits within $tol of llama.cpp's" "max |diff| $diff"
@@ -200,6 +227,7 @@ for type in $types; do
 	done
 done
 if [ -n "$types_only" ]; then
+	run_checks
 	tap_done
 	exit
 fi
@@ -251,4 +279,5 @@ if "$top/tools/tprun" --export-gguf "$tmp/base.gguf" --synthetic --seed 5 \
 else
 	not_ok "gpt2: export" "$(cat "$tmp/export.log")"
 fi
+run_checks
 tap_done
