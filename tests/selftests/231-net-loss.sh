@@ -119,16 +119,21 @@ perftest_inf() {
 		return 1
 	fi
 	# Reports start after the connection is up; cut after perf_secs of them.
-	net_b timeout $secs "$p" -d tbr1 -x "$NET_GID_B" -F -p $PORT -u 18 --run_infinitely -D 1 "$@" \
+	# Not through net_b: a shell function in the background is a subshell,
+	# and killing that left perftest running; its QP then retransmitted
+	# into the next fault's transfer after the server had gone (a "bad
+	# frame" at tbr0 every 1.07 s).  ip execs timeout, which forwards the
+	# signal to perftest and waits for it.
+	ip netns exec "$NET_NS" timeout $secs "$p" -d tbr1 -x "$NET_GID_B" -F -p $PORT -u 18 --run_infinitely -D 1 "$@" \
 		"$NET_IP_A" >"$clog" 2>&1 &
 	local cpid=$!
 	# Until perf_secs intervals saw traffic: a starved guest's seconds
 	# are long, and an interval with a loss in it may see none.
 	wait_for "(( \$(awk '/^ +[0-9]+ +[0-9]+ / && \$2 > 0' '$clog' | wc -l) >= $perf_secs )) ||
 		pid_exited $cpid" $secs
-	kill -TERM "$cpid" 2>/dev/null
+	# Both at once: an end that outlives its peer stops on its own (exit 1).
+	kill -TERM "$cpid" "$spid" 2>/dev/null
 	wait "$cpid" || rc=$?
-	kill -TERM "$spid" 2>/dev/null
 	wait "$spid" || src=$?
 	# Reports of intervals with iterations (the 2nd column).
 	n=$(awk '/^ +[0-9]+ +[0-9]+ / && $2 > 0' "$clog" | wc -l)
@@ -171,11 +176,10 @@ for rate in "${rates[@]}"; do
 		tc qdisc replace dev tbv0 root netem $f || fail "tc netem $f"
 		# shellcheck disable=SC2086
 		net_b tc qdisc replace dev tbv1 root netem $f || fail "tc netem $f (B)"
-		# The last fault's perftest pairs were killed: frames of theirs
-		# still on the way find no QP and count as bad.  Start counting
-		# once that count holds still for a second (at most 15 s; with
-		# only 2 s between the kill and the count, 4 such frames were
-		# counted against the next transfer).
+		# The last fault's perftest pairs were killed mid-transfer:
+		# their frames still on the way find no QP and count as bad.
+		# Start counting once that count holds still for a second (at
+		# most 15 s).
 		bad0=$(bad_frames)
 		for _ in $(seq 15); do
 			sleep 1

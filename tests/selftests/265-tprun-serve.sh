@@ -34,7 +34,8 @@ not_ok() {
 	--kv-heads 2 --layers 2 --ffn 128 >/dev/null 2>&1 || fail "--export-gguf"
 net_two_hosts 9000
 peers=$NET_IP_A:18790,$NET_IP_B:18790
-net_b timeout 230 "$TPRUN" serve --rank 1 --peers "$peers" -d tbr1 \
+# (ip netns exec, not net_b: killing a backgrounded function kills a subshell)
+ip netns exec "$NET_NS" timeout 230 "$TPRUN" serve --rank 1 --peers "$peers" -d tbr1 \
 	--model "$tmp/tiny.gguf" --slow-ms 20 --ctx 256 >"$tmp/rank1.log" 2>&1 &
 r1=$!
 defer "kill $r1 2>/dev/null || true"
