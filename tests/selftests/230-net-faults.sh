@@ -1,6 +1,6 @@
 #!/bin/bash
 # The reliable transport under a bad link: tc netem on both ends of the
-# veth pair drops, reorders, duplicates and corrupts frames. The
+# veth pair reorders, duplicates and corrupts frames (one at a time). The
 # integrity test (every byte compared, atomics against a model), rping -V
 # and ibv_rc_pingpong -c must still complete with correct data, and the
 # counters must show the recovery (retransmissions, checksum drops).
@@ -18,9 +18,9 @@ prog=$TBR_PROGS/integrity
 tbr_modprobe sch_netem || skip "no sch_netem"
 net_two_hosts 9000
 
+# Loss alone is not here: 231-net-loss runs 1, 5 and 10 % loss, each with
+# reordering and duplication or with corruption.
 faults=(
-	"loss 1%"
-	"loss 5%"
 	"delay 1ms reorder 25% 50%"
 	"duplicate 5%"
 	"corrupt 2%"

@@ -26,11 +26,11 @@ integ=$TBR_PROGS/integrity
 # Phase 1 sends FUZZ_ITERS frames, phase 2 half as many: >= 10^5 in all.
 FUZZ_ITERS=${TBR_WIREFUZZ_ITERS:-70000}
 FUZZ_SECS=${TBR_WIREFUZZ_SECS:-60}
-# Spread the frames over ~20 s (phase 1; sending one costs about as much
+# Spread the frames over ~15 s (phase 1; sending one costs about as much
 # again as the pause) so they meet several rounds of the protected
 # traffic (a round took about 4 s); unpaced, 10^5 frames take a few seconds.
 # (300 us, ~40 s, made this the third-longest selftest, 92 s.)
-FUZZ_PACE=${TBR_WIREFUZZ_PACE_US:-150}
+FUZZ_PACE=${TBR_WIREFUZZ_PACE_US:-100}
 FUZZ_SEED=${TBR_WIREFUZZ_SEED:-235}
 # Frame classes to leave out (wirefuzz --skip), e.g. while a bug is open.
 # None now: send-continuation frames, which once hit a WARN_ON_ONCE in
