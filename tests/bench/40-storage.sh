@@ -23,6 +23,10 @@ source "$(dirname "$0")/lib-bench.sh"
 require_cmd nvme fio python3 rpc.nfsd exportfs rpc.mountd rpcbind mount.nfs
 ROUNDS=${BENCH_STORAGE_ROUNDS:-3}
 SECS=${BENCH_STORAGE_SECS:-8}
+# What to run (all by default): a change to one path measured alone, e.g.
+# BENCH_STORAGE_PROTOCOLS=nvme BENCH_STORAGE_TRANSPORTS=rdma_tbrdma.
+read -ra PROTOCOLS <<<"${BENCH_STORAGE_PROTOCOLS:-nvme nfs}"
+read -ra TRANSPORTS <<<"${BENCH_STORAGE_TRANSPORTS:-rdma_tbrdma rdma_rxe tcp}"
 DISK_MB=256
 NQN=tbrdma-storage-bench
 CFG=/sys/kernel/config/nvmet
@@ -171,15 +175,19 @@ nfs_bench() {
 	ks_teardown
 }
 
-for t in rdma_tbrdma rdma_rxe tcp; do
-	nvme_bench $t
-done
+if [[ " ${PROTOCOLS[*]} " == *" nvme "* ]]; then
+	for t in "${TRANSPORTS[@]}"; do
+		nvme_bench "$t"
+	done
+fi
 nvmet_teardown
-defer nfs_teardown
-nfs_setup
-for t in rdma_tbrdma rdma_rxe tcp; do
-	nfs_bench $t
-done
+if [[ " ${PROTOCOLS[*]} " == *" nfs "* ]]; then
+	defer nfs_teardown
+	nfs_setup
+	for t in "${TRANSPORTS[@]}"; do
+		nfs_bench "$t"
+	done
+fi
 
 rows=()
 verdict() { # VALUE_A VALUE_B TARGET -> ratio and yes/no
