@@ -18,7 +18,7 @@ verbs_setup
 # shellcheck disable=SC2034  # lib-perftest.sh reads it
 PERFTEST_SWEEP=lat
 source "$(dirname "$0")/lib-perftest.sh"
-runs=("${PERFTEST_RUNS[@]}")
+runs=("${PERFTEST_RUNS[@]}" "${PERFTEST_PROVIDER_RUNS[@]}")
 PORT=18600
 failed=()
 for r in "${runs[@]}"; do

@@ -84,12 +84,14 @@ wait_cm_listen() {
 # A on PORT + 1000, client in B): PINGS pings of SIZE bytes; the client
 # checks every byte.  The server leaves when the client's disconnect
 # request (a CM MAD) arrives.  If the fault eats that DREQ, it is never
-# sent again: the client exits at once, and the kernel's CM cancels a DREQ's retries when its ID is
-# destroyed.  The server would then wait for a next ping for ever.  That
-# is the connection's teardown, not its data: so once the client has
-# passed, the server gets 15 s, and otherwise passes if it served every
-# ping (-v prints each one) -- under a fault that loses frames (LOSSY=1);
-# where netem loses nothing, a missed disconnect is our bug and fails.
+# sent again: the client exits at once, and the kernel's CM cancels a
+# DREQ's retries when its ID is destroyed.  The server would then wait for
+# a next ping for ever.  That is the connection's teardown, not its data:
+# so once the client has passed, the server gets 5 s (a DREQ that arrives
+# takes milliseconds; 15 s cost 30 s of 231-net-loss's time), and
+# otherwise passes if it served every ping (-v prints each one) -- under a
+# fault that loses frames (LOSSY=1); where netem loses nothing, a missed
+# disconnect is our bug and fails.
 rping_pair() {
 	local port=$(($1 + 1000)) slog=$TBRDMA_OUT/rping-$1.server.log spid served
 	local pings=$3 args secs=$((60 + $3 / 2))
@@ -104,7 +106,7 @@ rping_pair() {
 		wait $spid
 		return 1
 	fi
-	if wait_for "pid_exited $spid" 15; then
+	if wait_for "pid_exited $spid" 5; then
 		wait $spid && return 0
 		echo "   rping server failed: $(grep -v '^server ping data' "$slog" | tail -n 3)"
 		return 1
