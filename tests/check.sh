@@ -7,6 +7,7 @@ set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 2
+export LC_COLLATE=C	# test order as run-vm.sh sorts
 make=(make --no-print-directory)
 
 passed=0
@@ -67,9 +68,6 @@ for series in 6.1-rt 6.12-rt; do
 	stage "build ($series)" "${make[@]}" modules-for \
 		FOR_KVER="$(tests/vm/run-vm.sh --kernel $series --print-kver)"
 done
-# tprun against llama.cpp (before the guests: 152-tprun-llama-ref reads
-# the answers it keeps in build/llama-ref).
-stage "llama.cpp reference" "${make[@]}" llama-ref
 # The guest selftests, once per kernel in KERNELS: a series (6.1, 6.12,
 # 6.1-rt, 6.12-rt) runs every selftest, SERIES:smoke only the smoke subset.
 # Here the default is 6.1 alone (the whole suite takes most of the 30
@@ -97,6 +95,17 @@ smoke_tests=(00-guest-sanity.sh 10-module-load.sh 20-link-loopback.sh
 # speed, 2026-11-26) and stretch every test's time towards its timeout;
 # on a machine with more cores GUEST_JOBS=2 saves time.  Each run's output
 # is kept and printed when it ends, so the logs do not interleave.
+# full_suite — every selftest, 152-tprun-llama-ref last: it reads the
+# answers the host's llama.cpp stage, which runs beside the guest, keeps
+# in build/llama-ref (about 85 s; the guest comes to the end after 20
+# minutes).
+full_suite() {
+	local t last=152-tprun-llama-ref.sh
+	for t in tests/selftests/[0-9]*.sh; do
+		[[ ${t##*/} == "$last" ]] || printf '%s ' "${t##*/}"
+	done
+	echo "$last"
+}
 guest_names=()
 guest_cmds=()
 for k in ${KERNELS:-$default_kernels}; do
@@ -106,7 +115,7 @@ for k in ${KERNELS:-$default_kernels}; do
 		guest_cmds+=("tests/vm/run-vm.sh --kernel $series ${smoke_tests[*]}")
 	else
 		guest_names+=("guest selftests ($series)")
-		guest_cmds+=("tests/vm/run-vm.sh --kernel $series")
+		guest_cmds+=("tests/vm/run-vm.sh --kernel $series $(full_suite)")
 	fi
 done
 jobs_max=${GUEST_JOBS:-1}
@@ -129,10 +138,13 @@ run_guest() {
 guests=$!
 echo "== guest runs started: ${guest_names[*]} (their output follows when they end)"
 
-# The static checks and host unit tests run beside the guests: a TCG
-# guest keeps about 1.3 of the 2 cores busy, and these need the builds
-# above only (sparse and kbuild rebuild nothing then).  About 95 s of
-# make check's time, 2026-11-26.
+# The llama.cpp comparison, the static checks and the host unit tests
+# run beside the guests: a TCG guest keeps about 1.3 of the 2 cores busy,
+# and these need the builds above only (sparse and kbuild rebuild nothing
+# then).  About 200 s of make check's time, 2026-11-26.
+# tprun against llama.cpp; its answers, in build/llama-ref, are for the
+# guest's last test (full_suite).
+stage "llama.cpp reference" "${make[@]}" llama-ref
 stage "sparse (6.1)" tests/host/run-sparse.sh "$("${make[@]}" -s print-KDIR_6_1)"
 stage "sparse (6.12)" tests/host/run-sparse.sh "$("${make[@]}" -s print-KDIR_6_12)" "$top/build/linux-6.12"
 stage "checkpatch" tests/host/run-checkpatch.sh
