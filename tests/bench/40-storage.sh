@@ -194,21 +194,21 @@ verdict() { # VALUE_A VALUE_B TARGET -> ratio and yes/no
 	awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN {
 		if (a !~ /^[0-9.]+$/ || b !~ /^[0-9.]+$/ || b == 0) { print "n/a no"; exit }
 		r = a / b; v = substr(t, 3) + 0
-		printf "%.2f %s\n", r, r >= v ? "yes" : "no" }'
+		printf "%.2f %s\n", r, (r >= v ? "yes" : "no") }'
 }
 row() { # NAME OURS THEIRS TARGET
 	local rv
 	read -r -a rv <<<"$(verdict "$2" "$3" "$4")"
 	rows+=("$(printf '%-38s %10s %10s %7s %7s %5s' "$1" "$2" "$3" "${rv[0]}" "$4" "${rv[1]}")")
 }
-row "NVMe-oF 4K randread IOPS vs rxe" "${IOPS[rdma_tbrdma]}" "${IOPS[rdma_rxe]}" ">=3"
-row "NVMe-oF 4K randread IOPS vs nvme-tcp" "${IOPS[rdma_tbrdma]}" "${IOPS[tcp]}" ">=1.5"
-row "NVMe-oF 1M read MB/s vs rxe" "${BW[rdma_tbrdma]}" "${BW[rdma_rxe]}" ">=3"
-row "NVMe-oF 1M read MB/s vs nvme-tcp" "${BW[rdma_tbrdma]}" "${BW[tcp]}" ">=1.5"
-row "NFS 4K randread IOPS vs rxe" "${NIOPS[rdma_tbrdma]}" "${NIOPS[rdma_rxe]}" ">=3"
-row "NFS 4K randread IOPS vs NFS/TCP" "${NIOPS[rdma_tbrdma]}" "${NIOPS[tcp]}" ">=1.5"
-row "NFS 1M read MB/s vs rxe" "${NBW[rdma_tbrdma]}" "${NBW[rdma_rxe]}" ">=3"
-row "NFS 1M read MB/s vs NFS/TCP" "${NBW[rdma_tbrdma]}" "${NBW[tcp]}" ">=1.5"
+row "NVMe-oF 4K randread IOPS vs rxe" "${IOPS[rdma_tbrdma]:-}" "${IOPS[rdma_rxe]:-}" ">=3"
+row "NVMe-oF 4K randread IOPS vs nvme-tcp" "${IOPS[rdma_tbrdma]:-}" "${IOPS[tcp]:-}" ">=1.5"
+row "NVMe-oF 1M read MB/s vs rxe" "${BW[rdma_tbrdma]:-}" "${BW[rdma_rxe]:-}" ">=3"
+row "NVMe-oF 1M read MB/s vs nvme-tcp" "${BW[rdma_tbrdma]:-}" "${BW[tcp]:-}" ">=1.5"
+row "NFS 4K randread IOPS vs rxe" "${NIOPS[rdma_tbrdma]:-}" "${NIOPS[rdma_rxe]:-}" ">=3"
+row "NFS 4K randread IOPS vs NFS/TCP" "${NIOPS[rdma_tbrdma]:-}" "${NIOPS[tcp]:-}" ">=1.5"
+row "NFS 1M read MB/s vs rxe" "${NBW[rdma_tbrdma]:-}" "${NBW[rdma_rxe]:-}" ">=3"
+row "NFS 1M read MB/s vs NFS/TCP" "${NBW[rdma_tbrdma]:-}" "${NBW[tcp]:-}" ">=1.5"
 echo
 echo "storage over the veth pair, medians of $ROUNDS x ${SECS} s:"
 printf '%-38s %10s %10s %7s %7s %5s\n' metric tbrdma other ratio target met
