@@ -5,6 +5,9 @@
  * Arming (req_notify) is a flag in the ring header that the producer
  * checks after each CQE.
  */
+#include <linux/bottom_half.h>
+#include <linux/preempt.h>
+
 #include "tbrdma.h"
 
 int tbr_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
@@ -161,8 +164,22 @@ static void tbr_cq_notify(struct tbr_cq *cq, u32 arm, bool solicited)
 		return;
 	if (!xchg(&cq->queue.hdr->flags, 0))
 		return;		/* someone else fired it */
-	if (cq->ibcq.comp_handler)
+	if (!cq->ibcq.comp_handler)
+		return;
+	/*
+	 * A NIC calls the handler from its interrupt; from a thread (the
+	 * send engine completing a local operation), keep bottom halves off
+	 * around it, as the handler may expect, which also runs a softirq it
+	 * raises (irq_poll, NAPI) in this thread as soon as it returns
+	 * instead of waking ksoftirqd for it.
+	 */
+	if (in_interrupt() || irqs_disabled()) {
 		cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
+		return;
+	}
+	local_bh_disable();
+	cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
+	local_bh_enable();
 }
 
 /*

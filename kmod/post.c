@@ -5,6 +5,9 @@
  * which reach us as a NULL list.  Kernel consumers hand us ib_send_wr and
  * ib_recv_wr lists, which we write into the same rings the same way.
  */
+#include <linux/preempt.h>
+#include <linux/rcupdate.h>
+
 #include "msg.h"
 
 /* Work requests that kernel consumers may post (the rest is EINVAL). */
@@ -137,6 +140,21 @@ static int tbr_build_send_wqe(struct tbr_qp *qp, const struct ib_send_wr *wr,
 	return 0;
 }
 
+/*
+ * Whether a kernel consumer's post may run the send engine in its own
+ * thread: only when that thread could sleep, holding no spinlock, RCU
+ * read side or disabled bottom halves or interrupts.  Consumers post
+ * from all of these (nvme-rdma inside blk-mq's RCU section, others under
+ * their own locks, which the completion handler may take); those posts go
+ * to the workqueue.  Those from a consumer's own work item (nvmet-rdma's
+ * and svcrdma's answers) run here: a hop to another worker was a
+ * scheduler round trip per request.
+ */
+static bool tbr_poster_may_sleep(void)
+{
+	return preemptible() && !rcu_preempt_depth();
+}
+
 static int tbr_post_send_kernel(struct tbr_qp *qp, const struct ib_send_wr *wr,
 				const struct ib_send_wr **bad_wr)
 {
@@ -168,8 +186,10 @@ static int tbr_post_send_kernel(struct tbr_qp *qp, const struct ib_send_wr *wr,
 	spin_unlock_irqrestore(&qp->sq_post_lock, flags);
 	if (err)
 		*bad_wr = wr;
-	/* Never execute in the poster's context: it may hold locks our completion handler takes. */
-	tbr_tx_schedule(qp);
+	if (tbr_poster_may_sleep())
+		tbr_tx_kick(qp);
+	else
+		tbr_tx_schedule(qp);
 	return err;
 }
 

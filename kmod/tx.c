@@ -4,8 +4,9 @@
  * out of the ring before looking at it, validates it, resolves its local
  * keys, hands the message to the transport and writes the requester's
  * completion.  A user doorbell runs the engine in the calling thread (the
- * lowest latency); kernel consumers' posts, state changes and RNR timers
- * run it from a workqueue.  One thread at a time runs a QP's engine.
+ * lowest latency), and so does a kernel consumer's post from a thread that
+ * may sleep (post.c); other kernel posts, state changes and RNR timers run
+ * it from a workqueue.  One thread at a time runs a QP's engine.
  */
 #include <linux/sched.h>
 
