@@ -90,11 +90,6 @@ smoke_tests=(00-guest-sanity.sh 10-module-load.sh 20-link-loopback.sh
 	120-integrity.sh 200-net-pingpong.sh 231-net-loss.sh
 	240-net-linkloss.sh 40-netdev-events.sh 50-unload-busy.sh)
 
-# GUEST_JOBS guests at a time (default 1).  Two side by side took as long
-# as one after the other on the two-core build machine (each ran at half
-# speed, 2026-11-26) and stretch every test's time towards its timeout;
-# on a machine with more cores GUEST_JOBS=2 saves time.  Each run's output
-# is kept and printed when it ends, so the logs do not interleave.
 # full_suite — every selftest, 152-tprun-llama-ref last: it reads the
 # answers the host's llama.cpp stage, which runs beside the guest, keeps
 # in build/llama-ref (about 85 s; the guest comes to the end after 20
@@ -106,6 +101,12 @@ full_suite() {
 	done
 	echo "$last"
 }
+
+# GUEST_JOBS guests at a time (default 1).  Two side by side took as long
+# as one after the other on the two-core build machine (each ran at half
+# speed, 2026-11-26) and stretch every test's time towards its timeout;
+# on a machine with more cores GUEST_JOBS=2 saves time.  Each run's output
+# is kept and printed when it ends, so the logs do not interleave.
 guest_names=()
 guest_cmds=()
 for k in ${KERNELS:-$default_kernels}; do

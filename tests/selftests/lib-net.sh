@@ -61,16 +61,16 @@ net_two_hosts() {
 	echo "hosts: A tbr0 $NET_IP_A (GID $NET_GID_A)  B tbr1 $NET_IP_B (GID $NET_GID_B), MTU $mtu"
 }
 
-# net_counter DEV NAME — one of DEV's transport counters.
-net_counter() {
-	rdma statistic show link "$1"/1 | tr ' ' '\n' | grep -A1 -x "$2" | tail -n1
-}
-
 # net_counters DEV — every transport counter of DEV, "name value" a line,
 # from one `rdma statistic` call (each call costs a few tenths of a second
 # in the TCG guest).
 net_counters() {
 	rdma statistic show link "$1"/1 | tr ' ' '\n' | sed -n '/^[a-z_]*$/{N;s/\n/ /;/ [0-9]*$/p}'
+}
+
+# net_counter DEV NAME — one of DEV's transport counters.
+net_counter() {
+	net_counters "$1" | awk -v n="$2" '$1 == n { print $2 }'
 }
 
 # wait_cm_listen PORT SECS — until an RDMA CM listener (rping -s, ...) of
