@@ -22,6 +22,7 @@ static const struct rdma_stat_desc tbr_counter_descs[TBR_NUM_COUNTERS] = {
 	[TBR_CNT_RNR_NAK_RECEIVED].name = "rnr_nak_received",
 	[TBR_CNT_ACK_TIMEOUTS].name = "ack_timeouts",
 	[TBR_CNT_RX_BAD_FRAMES].name = "rx_bad_frames",
+	[TBR_CNT_RX_STALE_FRAMES].name = "rx_stale_frames",
 	[TBR_CNT_RX_CHECKSUM_ERRORS].name = "rx_checksum_errors",
 	[TBR_CNT_FAST_REG].name = "fast_reg",
 	[TBR_CNT_LOCAL_INV].name = "local_inv",

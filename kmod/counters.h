@@ -23,7 +23,8 @@ enum tbr_counter {
 	TBR_CNT_RNR_NAK_SENT,
 	TBR_CNT_RNR_NAK_RECEIVED,
 	TBR_CNT_ACK_TIMEOUTS,		/* retransmission timer expiries */
-	TBR_CNT_RX_BAD_FRAMES,		/* malformed, unknown QP, wrong version */
+	TBR_CNT_RX_BAD_FRAMES,		/* malformed, wrong version or transport */
+	TBR_CNT_RX_STALE_FRAMES,	/* for a QP that is gone or reconnected */
 	TBR_CNT_RX_CHECKSUM_ERRORS,	/* damaged in flight */
 	TBR_CNT_FAST_REG,		/* REG_MR work requests that registered */
 	TBR_CNT_LOCAL_INV,		/* LOCAL_INV work requests that invalidated */

@@ -464,8 +464,9 @@ void tbr_net_req_rx(struct tbr_qp *qp, const struct sk_buff *skb,
 		tbr_count(qp->tdev, TBR_CNT_RX_BAD_FRAMES, 1);
 		return;
 	}
+	/* An answer to an earlier owner of this QP number. */
 	if ((be32_to_cpu(hdr->src_qpn) & TBR_PSN_MASK) != READ_ONCE(qp->dest_qpn)) {
-		tbr_count(qp->tdev, TBR_CNT_RX_BAD_FRAMES, 1);
+		tbr_count(qp->tdev, TBR_CNT_RX_STALE_FRAMES, 1);
 		return;
 	}
 	spin_lock(&rq->lock);

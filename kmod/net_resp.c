@@ -354,9 +354,12 @@ void tbr_net_resp_rx(struct tbr_qp *qp, const struct sk_buff *skb,
 			tbr_rx_message(qp, &msg);
 		goto out;
 	}
-	/* A connected QP takes traffic only from the QP it is connected to. */
+	/*
+	 * A connected QP takes traffic only from the QP it is connected to;
+	 * others are left over from an earlier owner of its number.
+	 */
 	if (src_qpn != READ_ONCE(qp->dest_qpn)) {
-		tbr_count(qp->tdev, TBR_CNT_RX_BAD_FRAMES, 1);
+		tbr_count(qp->tdev, TBR_CNT_RX_STALE_FRAMES, 1);
 		goto out;
 	}
 	if (hdr->transport == TBR_TRANSPORT_RC ||

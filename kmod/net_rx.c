@@ -18,6 +18,19 @@ static void tbr_net_bad(struct tbr_dev *tdev, const char *why)
 			    dev_name(&tdev->ibdev.dev), why);
 }
 
+/*
+ * A well-formed frame for a QP number nobody owns.  Every connection that
+ * ends leaves some: a duplicate or a late ACK still in flight when its QP
+ * was destroyed.  Counted apart from malformed frames so that those stay
+ * a sign of damage or of a broken peer.
+ */
+static void tbr_net_stale(struct tbr_dev *tdev)
+{
+	tbr_count(tdev, TBR_CNT_RX_STALE_FRAMES, 1);
+	net_dbg_ratelimited("tbrdma %s: dropped a frame: no such QP\n",
+			    dev_name(&tdev->ibdev.dev));
+}
+
 static void tbr_net_rx_frame(struct tbr_dev *tdev, struct sk_buff *skb)
 {
 	const struct tbr_wire_hdr *hdr;
@@ -63,7 +76,7 @@ static void tbr_net_rx_frame(struct tbr_dev *tdev, struct sk_buff *skb)
 	if (!qp) {
 		if (tbr_wire_is_request(hdr->opcode))
 			tbr_net_tomb_answer(tdev, hdr);
-		return tbr_net_bad(tdev, "no such QP");
+		return tbr_net_stale(tdev);
 	}
 	if (!qp->net || tbr_net_transport(qp) != hdr->transport) {
 		tbr_net_bad(tdev, "transport");

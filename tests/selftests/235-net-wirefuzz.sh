@@ -102,11 +102,15 @@ protected_loop() {
 	return $rc
 }
 
-counters() { echo "$(net_counter tbr0 rx_bad_frames) $(net_counter tbr0 rx_checksum_errors)"; }
+# Malformed, for no QP (or another connection), damaged.
+counters() {
+	echo "$(net_counter tbr0 rx_bad_frames) $(net_counter tbr0 rx_stale_frames)" \
+		"$(net_counter tbr0 rx_checksum_errors)"
+}
 
 # One fuzzing phase: $1 = tag, further args go to the fuzzer.
 phase() {
-	local tag=$1 stop=/tmp/wirefuzz-stop-$1 ppid frc=0 prc=0 bad0 cs0 bad1 cs1 qpns max dmac
+	local tag=$1 stop=/tmp/wirefuzz-stop-$1 ppid frc=0 prc=0 bad0 st0 cs0 bad1 st1 cs1 qpns max dmac
 	shift
 	rm -f "$stop" "$stop.rounds"
 	start_victims "$tag"
@@ -114,7 +118,7 @@ phase() {
 	max=$(max_qpn)
 	dmac=$(</sys/class/net/tbv0/address)
 	echo "victim QPs on tbr0 (lqpn:rqpn): ${qpns:-none}; protected: lqpn > $max"
-	read -r bad0 cs0 <<<"$(counters)"
+	read -r bad0 st0 cs0 <<<"$(counters)"
 
 	protected_loop "$stop" "$tag" >"$TBRDMA_OUT/protected-$tag.log" 2>&1 &
 	ppid=$!
@@ -132,9 +136,12 @@ phase() {
 	echo "   protected traffic: $(<"$stop.rounds"), exit $prc"
 	((prc == 0)) || failed+=("$tag: protected traffic failed")
 	stop_victims
-	read -r bad1 cs1 <<<"$(counters)"
-	echo "   tbr0 rx_bad_frames +$((bad1 - bad0)), rx_checksum_errors +$((cs1 - cs0))"
+	read -r bad1 st1 cs1 <<<"$(counters)"
+	echo "   tbr0 rx_bad_frames +$((bad1 - bad0)), rx_stale_frames +$((st1 - st0))," \
+		"rx_checksum_errors +$((cs1 - cs0))"
 	((bad1 - bad0 >= 1000)) || failed+=("$tag: rx_bad_frames grew by only $((bad1 - bad0))")
+	# Forged frames for QP numbers nobody owns, or from the wrong QP.
+	((st1 > st0)) || failed+=("$tag: no stale frames counted")
 	((cs1 > cs0)) || failed+=("$tag: no checksum drops counted")
 	grep -q '^sent [0-9]* frames' "$TBRDMA_OUT/wirefuzz-$tag.log" ||
 		failed+=("$tag: the fuzzer did not finish")

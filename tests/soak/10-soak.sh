@@ -114,6 +114,7 @@ while ((SECONDS < end)); do
 	echo "round $round: netem '$f': $((instances * ops)) ops in $((SECONDS - t0)) s," \
 		"retransmits tbr0 $(net_counter tbr0 retransmits) tbr1 $(net_counter tbr1 retransmits)," \
 		"bad frames $(net_counter tbr0 rx_bad_frames)/$(net_counter tbr1 rx_bad_frames)," \
+		"stale frames $(net_counter tbr0 rx_stale_frames)/$(net_counter tbr1 rx_stale_frames)," \
 		"checksum drops $(net_counter tbr0 rx_checksum_errors)/$(net_counter tbr1 rx_checksum_errors)," \
 		"ACK timeouts $(net_counter tbr0 ack_timeouts)/$(net_counter tbr1 ack_timeouts)," \
 		"backlog drops $(softnet_drops)"
