@@ -1,24 +1,28 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * One frame out: headers, the payload taken from a scatter/gather list and
- * the optional end-to-end checksum, handed to the netdev's normal transmit
- * path.  The checksum is the low 32 bits of XXH64: software computes it at
- * memory speed, where a CRC32C costs several times the copy itself, and it
- * catches what a CRC would (any damage, with 2^-32 chance of a miss).  Where
- * the netdev takes paged buffers (NETIF_F_SG, as veth and thunderbolt-net
- * do) the payload is attached as references to the registered pages and
- * never copied; elsewhere it is copied into the frame.  A payload of up to
+ * One frame out: headers, the payload taken from a scatter/gather list,
+ * handed to the netdev's normal transmit path.  Where the netdev takes
+ * paged buffers (NETIF_F_SG, as veth and thunderbolt-net do) the payload
+ * is attached as references to the registered pages and never copied;
+ * elsewhere it is copied into the frame.  A payload of up to
  * TBR_NET_COPYBREAK bytes is copied too, as NIC drivers do on receive:
  * copying a few bytes costs less than taking and dropping a page
- * reference, and a linear frame is cheaper for the receiver to checksum
- * and copy out.
+ * reference, and a linear frame is cheaper for the receiver to copy out.
+ *
+ * The end-to-end checksum is the Internet checksum (RFC 1071), asked of
+ * the netdev as checksum offload (CHECKSUM_PARTIAL), exactly as TCP does:
+ * a NIC that can checksum any protocol does it, the stack does it in
+ * software for one that cannot (validate_xmit_skb()), and a frame that
+ * never leaves this host (veth) is never summed at all, because nothing
+ * can damage it; what could (netem's corruption) sums it first.  An
+ * XXH64 in software, which wire version 1 used, cost more than the copy.
  */
 #include <linux/etherdevice.h>
 #include <linux/net.h>
 #include <linux/netdevice.h>
 #include <linux/skbuff.h>
 #include <linux/vmalloc.h>
-#include <linux/xxhash.h>
+#include <net/checksum.h>
 
 #include "net.h"
 
@@ -174,43 +178,6 @@ static void tbr_frame_copy_payload(u8 *to, const struct tbr_frame *f)
 	}
 }
 
-static u32 tbr_frame_csum(const struct tbr_frame *f, unsigned int hdr_len)
-{
-	struct tbr_sgl_piece piece;
-	struct xxh64_state st;
-	struct tbr_sgl_iter it;
-	u32 left = f->pay_len;
-
-	xxh64_reset(&st, 0);
-	xxh64_update(&st, f, hdr_len);	/* hdr and ext are contiguous */
-	if (f->pay) {
-		tbr_sgl_iter_init(&it, f->pay, f->pay_off);
-		while (left && tbr_sgl_iter_next(&it, left, &piece)) {
-			xxh64_update(&st, piece.kaddr, piece.len);
-			left -= piece.len;
-		}
-	}
-	return (u32)xxh64_digest(&st);
-}
-
-/*
- * The checksum goes into the skb's copy of the header.  A frame copied
- * whole is hashed where it now lies, in one pass over contiguous bytes;
- * one with page fragments is hashed from its pieces.
- */
-static void tbr_frame_set_csum(struct sk_buff *skb, const struct tbr_frame *f,
-			       unsigned int hdr_len, bool paged)
-{
-	struct tbr_wire_hdr *hdr = (struct tbr_wire_hdr *)skb_network_header(skb);
-	u32 csum;
-
-	if (paged)
-		csum = tbr_frame_csum(f, hdr_len);
-	else
-		csum = (u32)xxh64(hdr, hdr_len + f->pay_len, 0);
-	hdr->csum = cpu_to_be32(csum);
-}
-
 /* Every frame in the protocol goes out here.  Any context. */
 int tbr_net_xmit(struct tbr_dev *tdev, struct tbr_frame *f)
 {
@@ -225,7 +192,8 @@ int tbr_net_xmit(struct tbr_dev *tdev, struct tbr_frame *f)
 	if (!f->pay)
 		f->pay_len = 0;
 	f->hdr.pay_len = cpu_to_be32(f->pay_len);
-	f->hdr.csum = 0;
+	f->hdr.csum = 0;	/* summed as 0, then filled in */
+	f->hdr.csum_pad = 0;
 	if (tdev->csum)
 		f->hdr.flags |= TBR_WF_CSUM;
 
@@ -250,8 +218,12 @@ int tbr_net_xmit(struct tbr_dev *tdev, struct tbr_frame *f)
 	}
 	if (!paged && f->pay_len)
 		tbr_frame_copy_payload(skb_put(skb, f->pay_len), f);
-	if (tdev->csum)
-		tbr_frame_set_csum(skb, f, hdr_len, paged);
+	/* From our header to the end, into csum: by the NIC or the stack. */
+	if (tdev->csum &&
+	    !skb_partial_csum_set(skb, 0, offsetof(struct tbr_wire_hdr, csum))) {
+		kfree_skb(skb);
+		return -EINVAL;
+	}
 
 	skb->dev = ndev;
 	skb->protocol = htons(TBR_ETH_P);
@@ -280,29 +252,18 @@ int tbr_net_xmit(struct tbr_dev *tdev, struct tbr_frame *f)
 	return 0;
 }
 
-/* Does the frame's checksum match?  @len: header and payload bytes. */
+/*
+ * Does the frame's checksum match?  @len: header and payload bytes (a
+ * frame may be longer: padding).  A frame built on this host that never
+ * left it (veth, our own loopback) is still CHECKSUM_PARTIAL and was never
+ * summed: nothing can have damaged it.  A NIC that summed the whole frame
+ * (CHECKSUM_COMPLETE) saves the pass when there is no padding.
+ */
 bool tbr_net_csum_ok(const struct sk_buff *skb, unsigned int len)
 {
-	struct tbr_wire_hdr hdr;
-	struct skb_seq_state seq;
-	struct xxh64_state st;
-	unsigned int consumed = 0, n;
-	const u8 *data;
-	u32 want;
-
-	memcpy(&hdr, skb->data, sizeof(hdr));
-	want = be32_to_cpu(hdr.csum);
-	hdr.csum = 0;
-	xxh64_reset(&st, 0);
-	xxh64_update(&st, &hdr, sizeof(hdr));
-	if (skb_headlen(skb) >= len) {	/* all in one piece: no walk */
-		xxh64_update(&st, skb->data + sizeof(hdr), len - sizeof(hdr));
-		return (u32)xxh64_digest(&st) == want;
-	}
-	skb_prepare_seq_read((struct sk_buff *)skb, sizeof(hdr), len, &seq);
-	while ((n = skb_seq_read(consumed, &data, &seq)) != 0) {
-		xxh64_update(&st, data, n);
-		consumed += n;
-	}
-	return (u32)xxh64_digest(&st) == want;
+	if (skb->ip_summed == CHECKSUM_PARTIAL)
+		return true;
+	if (skb->ip_summed == CHECKSUM_COMPLETE && skb->len == len)
+		return csum_fold(skb->csum) == 0;
+	return csum_fold(skb_checksum(skb, 0, len, 0)) == 0;
 }

@@ -24,7 +24,8 @@
 
 /* IEEE 802 Local Experimental EtherType 1. */
 #define TBR_ETH_P		0x88B5
-#define TBR_WIRE_VERSION	1
+/* 2: the checksum is the Internet checksum (1 carried XXH64). */
+#define TBR_WIRE_VERSION	2
 
 enum tbr_wire_opcode {
 	/* requests: requester -> responder */
@@ -67,7 +68,8 @@ struct tbr_wire_hdr {
 	__be32 dst_qpn;
 	__be32 src_qpn;
 	__be32 psn;		/* low 24 bits */
-	__be32 csum;		/* XXH64 (low 32 bits) of the frame, this field 0 */
+	__sum16 csum;		/* Internet checksum of the frame (RFC 1071) */
+	__be16 csum_pad;	/* 0 */
 	__be32 msg_len;		/* requests: length of the whole message */
 	__be32 msg_off;		/* requests and READ_RESPONSE: where this payload goes */
 	__be32 pay_len;		/* payload bytes after the extension */

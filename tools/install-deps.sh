@@ -28,6 +28,8 @@ packages=(
 	libmicrohttpd-dev libjson-c-dev curl
 	# the test guest
 	qemu-system-x86 busybox-static iproute2 kmod
+	# checksum offload off on a veth (235-net-wirefuzz)
+	ethtool
 	# kernel storage protocols over tbrdma (NVMe-oF, NFS/RDMA, iSER selftests)
 	nvme-cli fio nfs-kernel-server open-iscsi
 )

@@ -8,8 +8,11 @@
 # The retx/ack-flood and duplicate-request classes aim at a victim's real
 # PSNs (captured): a peer that lies about PSNs, lengths and keys, floods
 # ACKs, sequence and RNR NAKs, and repeats old READs and atomics.
-# Run once with checksums (most frames carry a correct XXH64 and reach the
-# parser) and once with checksum=0. Afterwards the protected traffic must
+# Run once with checksums (most frames carry a correct Internet checksum
+# and reach the parser) and once with checksum=0.  In the first, the veth
+# pair's checksum offload is off, so the stack sums our frames in software
+# (as for a NIC that cannot) and the fuzzer checks those sums against its
+# own; with offload on, frames between two veth ends are never summed. Afterwards the protected traffic must
 # have completed with correct data, rx_bad_frames and rx_checksum_errors
 # must have grown, and the device must still work; the harness checks that
 # the kernel log stayed clean.
@@ -18,7 +21,7 @@ source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib-verbs.sh"
 source "$(dirname "$0")/lib-net.sh"
 
-require_cmd ibv_rc_pingpong ibv_uc_pingpong ibv_ud_pingpong
+require_cmd ibv_rc_pingpong ibv_uc_pingpong ibv_ud_pingpong ethtool
 fuzz=$TBR_PROGS/wirefuzz
 integ=$TBR_PROGS/integrity
 [[ -x $fuzz ]] || fail "$fuzz not built (make test-progs)"
@@ -159,9 +162,15 @@ phase() {
 	echo "counters tbr0: $(rdma statistic show link tbr0/1)"
 }
 
-echo "== phase 1: checksums on (the default on veth): valid frames carry a correct XXH64"
+echo "== phase 1: checksums on (the default on veth), summed by the stack: valid frames carry a correct one"
 net_two_hosts 9000
+ethtool -K tbv0 tx off >/dev/null || fail "ethtool -K tbv0 tx off"
+net_b ethtool -K tbv1 tx off >/dev/null || fail "ethtool -K tbv1 tx off"
 phase csum
+# The frames the device sent carried the sums the fuzzer computes too.
+reproduced=$(sed -n 's/.*checksums of header-only frames reproduced: \([0-9]*\),.*/\1/p' \
+	"$TBRDMA_OUT/wirefuzz-csum.log")
+((${reproduced:-0} > 0)) || failed+=("csum: no captured frame's checksum reproduced")
 net_teardown || failed+=("teardown after phase 1")
 
 echo "== phase 2: checksum=0: frames without a checksum reach the parser too"
