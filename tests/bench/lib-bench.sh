@@ -128,6 +128,9 @@ bench_veth_teardown() {
 		[[ -e /sys/class/infiniband/$d ]] && rdma link delete "$d"
 	done
 	ip link del bv0 2>/dev/null
+	# The next benchmark in the same guest sets them up again.
+	ip rule del pref 1 iif lo to $BENCH_B lookup 101 2>/dev/null
+	ip rule del pref 1 iif lo to $BENCH_A lookup 102 2>/dev/null
 	ip rule del pref 10 lookup local 2>/dev/null && ip rule add pref 0 lookup local
 	return 0
 }
