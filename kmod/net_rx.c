@@ -11,24 +11,17 @@
 
 #include "net.h"
 
-static void tbr_net_bad(struct tbr_dev *tdev, const char *why)
+static void tbr_net_drop(struct tbr_dev *tdev, enum tbr_counter counter,
+			 const char *why)
 {
-	tbr_count(tdev, TBR_CNT_RX_BAD_FRAMES, 1);
+	tbr_count(tdev, counter, 1);
 	net_dbg_ratelimited("tbrdma %s: dropped a frame: %s\n",
 			    dev_name(&tdev->ibdev.dev), why);
 }
 
-/*
- * A well-formed frame for a QP number nobody owns.  Every connection that
- * ends leaves some: a duplicate or a late ACK still in flight when its QP
- * was destroyed.  Counted apart from malformed frames so that those stay
- * a sign of damage or of a broken peer.
- */
-static void tbr_net_stale(struct tbr_dev *tdev)
+static void tbr_net_bad(struct tbr_dev *tdev, const char *why)
 {
-	tbr_count(tdev, TBR_CNT_RX_STALE_FRAMES, 1);
-	net_dbg_ratelimited("tbrdma %s: dropped a frame: no such QP\n",
-			    dev_name(&tdev->ibdev.dev));
+	tbr_net_drop(tdev, TBR_CNT_RX_BAD_FRAMES, why);
 }
 
 static void tbr_net_rx_frame(struct tbr_dev *tdev, struct sk_buff *skb)
@@ -76,7 +69,13 @@ static void tbr_net_rx_frame(struct tbr_dev *tdev, struct sk_buff *skb)
 	if (!qp) {
 		if (tbr_wire_is_request(hdr->opcode))
 			tbr_net_tomb_answer(tdev, hdr);
-		return tbr_net_stale(tdev);
+		/*
+		 * Well formed, for a QP number nobody owns: every connection
+		 * that ends leaves some (a duplicate or a late ACK in flight
+		 * when its QP was destroyed).  Counted apart from malformed
+		 * frames, which stay a sign of damage or of a broken peer.
+		 */
+		return tbr_net_drop(tdev, TBR_CNT_RX_STALE_FRAMES, "no such QP");
 	}
 	if (!qp->net || tbr_net_transport(qp) != hdr->transport) {
 		tbr_net_bad(tdev, "transport");

@@ -754,13 +754,13 @@ static void capture(int wait_ms)
 		 * checksum was left to the netdev (veth with checksum offload on)
 		 * has none yet.
 		 */
-		if (buf[ETH_LEN + O_FLAGS] & WF_CSUM && !get32(buf, O_PAY_LEN) && !summed) {
-			cap_csum_offloaded++;
-		} else if (buf[ETH_LEN + O_FLAGS] & WF_CSUM && !get32(buf, O_PAY_LEN)) {
+		if (buf[ETH_LEN + O_FLAGS] & WF_CSUM && !get32(buf, O_PAY_LEN)) {
 			int hl = ext_len(buf[ETH_LEN + O_OPCODE], buf[ETH_LEN + O_TRANSPORT]);
 			uint32_t pay = get32(buf, O_PAY_LEN);
 
-			if (hl >= 0 && ETH_LEN + HDR_LEN + hl + pay <= (size_t)n) {
+			if (!summed) {
+				cap_csum_offloaded++;
+			} else if (hl >= 0 && ETH_LEN + HDR_LEN + hl + pay <= (size_t)n) {
 				if (inet_csum(buf + ETH_LEN, HDR_LEN + hl + pay) == 0)
 					cap_csum_ok++;
 				else if (++cap_csum_bad <= 5)

@@ -12,10 +12,11 @@
 # and reach the parser) and once with checksum=0.  In the first, the veth
 # pair's checksum offload is off, so the stack sums our frames in software
 # (as for a NIC that cannot) and the fuzzer checks those sums against its
-# own; with offload on, frames between two veth ends are never summed. Afterwards the protected traffic must
-# have completed with correct data, rx_bad_frames and rx_checksum_errors
-# must have grown, and the device must still work; the harness checks that
-# the kernel log stayed clean.
+# own; with offload on, frames between two veth ends are never summed.
+# Afterwards the protected traffic must have completed with correct data,
+# rx_bad_frames, rx_stale_frames and rx_checksum_errors must have grown,
+# and the device must still work; the harness checks that the kernel log
+# stayed clean.
 # timeout: 900
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib-verbs.sh"
