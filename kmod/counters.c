@@ -28,6 +28,7 @@ static const struct rdma_stat_desc tbr_counter_descs[TBR_NUM_COUNTERS] = {
 	[TBR_CNT_LOCAL_INV].name = "local_inv",
 	[TBR_CNT_REMOTE_INV].name = "remote_inv",
 	[TBR_CNT_RESPONSE_GAPS].name = "response_gaps",
+	[TBR_CNT_EARLY_PROBES].name = "early_probes",
 };
 
 int tbr_counters_init(struct tbr_dev *tdev)

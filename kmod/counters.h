@@ -30,6 +30,7 @@ enum tbr_counter {
 	TBR_CNT_LOCAL_INV,		/* LOCAL_INV work requests that invalidated */
 	TBR_CNT_REMOTE_INV,		/* keys a peer's SEND_WITH_INV invalidated */
 	TBR_CNT_RESPONSE_GAPS,		/* lost READ/atomic answers asked for at once */
+	TBR_CNT_EARLY_PROBES,		/* quiet for 1/8 of the timeout: asked early */
 	TBR_NUM_COUNTERS
 };
 

@@ -20,6 +20,7 @@
 #define TBR_NET_WINDOW		16	/* RC WQEs in flight per QP, a power of 2 */
 #define TBR_NET_FRAME_WINDOW	64	/* RC frames sent and not yet acknowledged */
 #define TBR_NET_ACK_EVERY	16	/* the responder ACKs at least this often */
+#define TBR_NET_PROBE_DIV	8	/* probe early after timeout / this of quiet */
 #define TBR_NET_READ_CHUNK	64	/* READ response frames one request asks for */
 #define TBR_NET_REPLAY		16	/* atomic results kept for duplicates */
 #define TBR_NET_COPYBREAK	256	/* payloads up to this are copied, not paged */
@@ -71,7 +72,9 @@ struct tbr_net_req {
 	bool probing;			/* after a timeout: one frame out, wait for its ACK */
 	bool rnr_wait;			/* RNR NAKed: the engine resends after rnr_timer */
 	bool timing;			/* a retransmission deadline is running */
+	bool probed;			/* the early probe of this deadline went out */
 	unsigned long deadline;		/* jiffies: when it runs out */
+	unsigned long probe_at;		/* jiffies: the early probe, if still quiet */
 	struct timer_list timer;	/* retransmission; may fire early, see tbr_req_arm() */
 	struct tbr_qp *qp;
 };

@@ -164,14 +164,32 @@ static void tbr_req_arm(struct tbr_qp *qp)
 	struct tbr_net_req *rq = &qp->net->req;
 	unsigned long long us = tbr_ack_timeout_us(qp->timeout);
 
+	unsigned long span;
+
 	rq->timing = us != 0;		/* timeout 0: wait for ever */
 	if (!rq->timing)
 		return;
-	rq->deadline = jiffies +
-		       usecs_to_jiffies(min(us, 60ULL * USEC_PER_SEC));
+	span = usecs_to_jiffies(min(us, 60ULL * USEC_PER_SEC));
+	rq->deadline = jiffies + span;
+	rq->probe_at = jiffies + max(span / TBR_NET_PROBE_DIV, 1UL);
+	rq->probed = false;
 	if (!timer_pending(&rq->timer) ||
-	    time_before(rq->deadline, rq->timer.expires))
-		mod_timer(&rq->timer, rq->deadline);
+	    time_before(rq->probe_at, rq->timer.expires))
+		mod_timer(&rq->timer, rq->probe_at);
+}
+
+/*
+ * Send the first unacknowledged frame alone, asking for an answer, and
+ * let that answer tell where the responder is: a lost ACK costs one
+ * frame, not a window.
+ */
+static void tbr_req_probe(struct tbr_qp *qp)
+{
+	struct tbr_net_req *rq = &qp->net->req;
+
+	rq->send_psn = tbr_req_resend_from(rq, tbr_req_at(rq, rq->head));
+	rq->probing = true;
+	tbr_tx_schedule(qp);
 }
 
 /* Complete the WQEs at the head that are done, in order. */
@@ -810,8 +828,21 @@ void tbr_net_req_timeout(struct timer_list *t)
 		goto out;
 	}
 	if (time_before(jiffies, rq->deadline)) {
-		/* Early: armed for frames acknowledged since. */
-		mod_timer(&rq->timer, rq->deadline);
+		/*
+		 * Nothing acknowledged for an eighth of the timeout: the last
+		 * frames of a burst, or their ACK or NAK, are likely lost, and
+		 * nothing after them will tell.  Probe now, without using up
+		 * a retry, instead of idling for the rest of the timeout (a
+		 * second per loss at the usual timeouts).  Else early: armed
+		 * for frames acknowledged since.
+		 */
+		if (!rq->probed && !time_before(jiffies, rq->probe_at) &&
+		    !rq->probing && !qp->rnr_wait) {
+			rq->probed = true;
+			tbr_count(qp->tdev, TBR_CNT_EARLY_PROBES, 1);
+			tbr_req_probe(qp);
+		}
+		mod_timer(&rq->timer, rq->probed ? rq->deadline : rq->probe_at);
 		goto out;
 	}
 	tbr_count(qp->tdev, TBR_CNT_ACK_TIMEOUTS, 1);
@@ -826,14 +857,8 @@ void tbr_net_req_timeout(struct timer_list *t)
 		goto out;
 	}
 	rq->retry_left--;
-	/*
-	 * Resend the first unacknowledged frame alone and let its ACK tell
-	 * where the responder is: a lost ACK costs one frame, not a window.
-	 */
-	rq->send_psn = tbr_req_resend_from(rq, e);
-	rq->probing = true;
 	rq->timing = false;	/* the probe starts the next deadline */
-	tbr_tx_schedule(qp);
+	tbr_req_probe(qp);
 out:
 	spin_unlock_bh(&rq->lock);
 }

@@ -94,7 +94,7 @@ wait_cm_listen() {
 # disconnect is our bug and fails.
 rping_pair() {
 	local port=$(($1 + 1000)) slog=$TBRDMA_OUT/rping-$1.server.log spid served
-	local pings=$3 args secs=$((60 + $3 / 2))
+	local pings=$3 args secs=$((60 + $3 * 2))
 	args="-a $NET_IP_A -p $port -C $pings -S $4 -V"
 	# shellcheck disable=SC2086  # args is a word list on purpose
 	timeout $secs rping -s -v $args >"$slog" 2>&1 &
