@@ -90,7 +90,7 @@ softnet_drops() {
 counters() {
 	local dev
 	for dev in tbr0 tbr1; do
-		net_counters $dev | grep -E '^(retransmits|ack_timeouts|response_gaps|rx_checksum_errors|out_of_sequence|duplicate_requests|rx_bad_frames|rx_stale_frames) ' |
+		net_counters $dev | grep -E '^(retransmits|ack_timeouts|early_probes|response_gaps|rx_checksum_errors|out_of_sequence|duplicate_requests|rx_bad_frames|rx_stale_frames) ' |
 			sed "s/^/${dev}_/"
 	done | sort
 }
@@ -217,9 +217,9 @@ for rate in "${rates[@]}"; do
 		drop=$(($(netem_dropped tbv0) + $(netem_dropped tbv1 net_b)))
 		backlog=$(($(softnet_drops) - sd0))
 		oos=$(both out_of_sequence) dups=$(both duplicate_requests)
-		re=$(both retransmits) to=$(both ack_timeouts)
+		re=$(both retransmits) to=$(both ack_timeouts) ep=$(both early_probes)
 		gaps=$(both response_gaps) cs=$(both rx_checksum_errors)
-		echo "   netem dropped $drop frames; retransmits +$re, ACK timeouts +$to," \
+		echo "   netem dropped $drop frames; retransmits +$re, ACK timeouts +$to, early probes +$ep," \
 			"response gaps +$gaps, checksum drops +$cs," \
 			"out of sequence +$oos, duplicates +$dups, bad frames +$(both rx_bad_frames)," \
 			"stale frames +$(both rx_stale_frames)," \
@@ -230,12 +230,12 @@ for rate in "${rates[@]}"; do
 		# it: every frame sent again replaces one lost (netem, backlog),
 		# damaged, or discarded out of sequence, or arrives as a
 		# duplicate (its original was only late), or follows a timeout
-		# (the probe, then at most a window).
+		# or an early probe (the probe, then at most a window).
 		((drop > 0)) || failed+=("netem dropped nothing under $label")
 		((re > 0 && 4 * re >= drop)) ||
 			failed+=("$re retransmissions for $drop frames dropped under $label")
-		((re <= oos + dups + drop + backlog + cs + 64 * to)) ||
-			failed+=("$re retransmissions, more than $oos out of sequence + $dups duplicates + $drop + $backlog dropped + $cs damaged + 64 x $to timeouts under $label")
+		((re <= oos + dups + drop + backlog + cs + 64 * (to + ep))) ||
+			failed+=("$re retransmissions, more than $oos out of sequence + $dups duplicates + $drop + $backlog dropped + $cs damaged + 64 x ($to timeouts + $ep early probes) under $label")
 		[[ $kind != corrupt ]] || ((cs > 0)) || failed+=("no checksum drops counted under $label")
 		# During the transfer nothing is malformed but what netem
 		# damaged (a flipped version or opcode bit is a bad frame).
