@@ -72,7 +72,6 @@ struct tbr_net_req {
 	bool probing;			/* after a timeout: one frame out, wait for its ACK */
 	bool rnr_wait;			/* RNR NAKed: the engine resends after rnr_timer */
 	bool timing;			/* a retransmission deadline is running */
-	bool probed;			/* the early probe of this deadline went out */
 	unsigned long deadline;		/* jiffies: when it runs out */
 	unsigned long probe_at;		/* jiffies: the early probe, if still quiet */
 	struct timer_list timer;	/* retransmission; may fire early, see tbr_req_arm() */

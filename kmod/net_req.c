@@ -163,7 +163,6 @@ static void tbr_req_arm(struct tbr_qp *qp)
 {
 	struct tbr_net_req *rq = &qp->net->req;
 	unsigned long long us = tbr_ack_timeout_us(qp->timeout);
-
 	unsigned long span;
 
 	rq->timing = us != 0;		/* timeout 0: wait for ever */
@@ -172,7 +171,6 @@ static void tbr_req_arm(struct tbr_qp *qp)
 	span = usecs_to_jiffies(min(us, 60ULL * USEC_PER_SEC));
 	rq->deadline = jiffies + span;
 	rq->probe_at = jiffies + max(span / TBR_NET_PROBE_DIV, 1UL);
-	rq->probed = false;
 	if (!timer_pending(&rq->timer) ||
 	    time_before(rq->probe_at, rq->timer.expires))
 		mod_timer(&rq->timer, rq->probe_at);
@@ -828,21 +826,26 @@ void tbr_net_req_timeout(struct timer_list *t)
 		goto out;
 	}
 	if (time_before(jiffies, rq->deadline)) {
+		if (time_before(jiffies, rq->probe_at)) {
+			/* Early: armed for frames acknowledged since. */
+			mod_timer(&rq->timer, rq->probe_at);
+			goto out;
+		}
 		/*
 		 * Nothing acknowledged for an eighth of the timeout: the last
 		 * frames of a burst, or their ACK or NAK, are likely lost, and
 		 * nothing after them will tell.  Probe now, without using up
 		 * a retry, instead of idling for the rest of the timeout (a
-		 * second per loss at the usual timeouts).  Else early: armed
-		 * for frames acknowledged since.
+		 * second per loss at the usual timeouts); unless a probe is
+		 * out already or an RNR wait runs.  Once per deadline: next
+		 * comes the deadline, or a new one when something is
+		 * acknowledged (tbr_req_arm()).
 		 */
-		if (!rq->probed && !time_before(jiffies, rq->probe_at) &&
-		    !rq->probing && !qp->rnr_wait) {
-			rq->probed = true;
+		if (!rq->probing && !qp->rnr_wait) {
 			tbr_count(qp->tdev, TBR_CNT_EARLY_PROBES, 1);
 			tbr_req_probe(qp);
 		}
-		mod_timer(&rq->timer, rq->probed ? rq->deadline : rq->probe_at);
+		mod_timer(&rq->timer, rq->deadline);
 		goto out;
 	}
 	tbr_count(qp->tdev, TBR_CNT_ACK_TIMEOUTS, 1);
