@@ -19,6 +19,8 @@ packages=(
 	# rdma-core 44 and the programs the tests drive
 	rdma-core libibverbs-dev ibverbs-utils ibverbs-providers
 	librdmacm-dev rdmacm-utils perftest qperf
+	# an unmodified TCP program over rsockets (LD_PRELOAD=librspreload.so)
+	iperf
 	# verbs stacks the clients' selftests run unmodified: UCX, Open MPI
 	# (mpicc for tests/progs), libfabric, rdma-core's own test suite
 	ucx-utils openmpi-bin libopenmpi-dev libfabric-bin python3-pyverbs
