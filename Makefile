@@ -135,6 +135,8 @@ SOAK_OPS ?= 40000
 SOAK_SEED ?= 1
 # Then the full-size loss matrix (231-net-loss.sh, TBR_LOSS_FULL=1); 0: not.
 SOAK_LOSS ?= 1
+# Then UCX's whole matrix (170-ucx, 290-net-ucx with TBR_UCX_FULL=1); 0: not.
+SOAK_CLIENTS ?= 1
 soak: deps all test-progs
 	@d=$$(mktemp -d /var/tmp/tbrdma-soak.XXXXXX) && \
 	printf '%s\n' '#!/bin/bash' '# timeout: $(shell echo $$(($(SOAK_SECS) * 2 + 900)))' \
@@ -145,7 +147,13 @@ soak: deps all test-progs
 		printf '%s\n' '#!/bin/bash' '# timeout: 7200' 'export TBR_LOSS_FULL=1' \
 			'exec bash "$$TBRDMA_ROOT/tests/selftests/231-net-loss.sh"' >$$d/20-loss.sh; \
 	fi && \
-	TBRDMA_SELFTEST_DIR=$$d tests/vm/run-vm.sh --timeout $$(($(SOAK_SECS) * 2 + 1200 + $(SOAK_LOSS) * 7200)); \
+	if [ "$(SOAK_CLIENTS)" != 0 ]; then \
+		for t in 170-ucx 290-net-ucx; do \
+			printf '%s\n' '#!/bin/bash' '# timeout: 1500' 'export TBR_UCX_FULL=1' \
+				"exec bash \"\$$TBRDMA_ROOT/tests/selftests/$$t.sh\"" >$$d/30-$$t.sh; \
+		done; \
+	fi && \
+	TBRDMA_SELFTEST_DIR=$$d tests/vm/run-vm.sh --timeout $$(($(SOAK_SECS) * 2 + 1200 + $(SOAK_LOSS) * 7200 + $(SOAK_CLIENTS) * 3000)); \
 	rc=$$?; rm -rf $$d; exit $$rc
 
 # Every selftest on a debug kernel (KASAN, lockdep, kmemleak,

@@ -40,6 +40,17 @@ ucx_cases_default=(
 	"ucp_put_bw -s 65536 -n 50"
 )
 
+# TBR_UCX_FULL=1 (make soak): every test with every transport selection at
+# 8 B, 64 KiB and 4 MiB, the whole matrix the selftests sample.
+if [[ ${TBR_UCX_FULL:-0} == 1 ]]; then
+	ucx_cases_rc=()
+	for t in tag_lat tag_bw ucp_put_bw ucp_get ucp_am_bw stream_bw; do
+		ucx_cases_rc+=("$t -s 8 -n 200" "$t -s 65536 -n 50" "$t -s 4194304 -n 4")
+	done
+	ucx_cases_ud=("${ucx_cases_rc[@]}")
+	ucx_cases_default=("${ucx_cases_rc[@]}")
+fi
+
 UCX_PORT=${UCX_PORT:-17330}
 
 # ucx_run NAME TLS SRVDEV CLIDEV ADDR PREFIX TEST ARGS...
