@@ -32,6 +32,8 @@ static u8 tbr_wire_opcode(u32 wr_opcode)
 		return TBR_OP_CMP_SWAP;
 	case IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD:
 		return TBR_OP_FETCH_ADD;
+	case TBRDMA_WR_ATOMIC_WRITE:
+		return TBR_OP_ATOMIC_WRITE;
 	default:
 		return TBR_OP_SEND;
 	}

@@ -29,6 +29,8 @@ static u32 tbr_wire_to_wr_opcode(u8 op, bool last)
 		return IB_UVERBS_WR_RDMA_READ;
 	case TBR_OP_CMP_SWAP:
 		return IB_UVERBS_WR_ATOMIC_CMP_AND_SWP;
+	case TBR_OP_ATOMIC_WRITE:
+		return TBRDMA_WR_ATOMIC_WRITE;
 	default:
 		return IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD;
 	}
@@ -148,6 +150,8 @@ static bool tbr_net_parse(struct tbr_qp *qp, const struct sk_buff *skb,
 	case TBR_OP_WRITE_IMM:
 		msg->remote_addr += off;	/* where this frame's bytes go */
 		return true;
+	case TBR_OP_ATOMIC_WRITE:	/* its length is rx.c's to judge */
+		return first && last;
 	default:		/* SEND */
 		if (hdr->transport == TBR_TRANSPORT_UD) {
 			const struct tbr_wire_ud *ud = (const void *)(hdr + 1);

@@ -36,6 +36,9 @@ int tbr_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 				 IB_DEVICE_MEM_WINDOW |
 				 IB_DEVICE_MEM_WINDOW_TYPE_2B |
 				 IB_DEVICE_XRC;
+#ifdef TBR_HAS_ATOMIC_WRITE
+	attr->device_cap_flags |= IB_DEVICE_ATOMIC_WRITE;
+#endif
 	attr->max_fast_reg_page_list_len = TBR_MAX_FAST_REG_PAGES;
 	attr->max_qp = TBR_MAX_QP;
 	attr->max_qp_wr = TBR_MAX_QP_WR;

@@ -417,6 +417,34 @@ static enum tbr_resp tbr_rx_atomic(struct tbr_qp *qp, struct tbr_msg *msg)
 	return TBR_RESP_OK;
 }
 
+/*
+ * ATOMIC WRITE: 8 bytes to an aligned address of memory the rkey opens for
+ * remote writes, stored at once, so no reader sees half of them.
+ */
+static enum tbr_resp tbr_rx_atomic_write(struct tbr_qp *qp,
+					 struct tbr_msg *msg)
+{
+	struct tbr_sgl *target = &msg->xfer->remote;
+	struct tbr_sgl value_sgl;
+	u64 value;
+
+	if (msg->total != sizeof(u64) || msg->length != sizeof(u64) ||
+	    (msg->remote_addr & 7))
+		return TBR_RESP_REM_INV;
+	if (!(qp->access & IB_ACCESS_REMOTE_WRITE) ||
+	    tbr_sgl_resolve_remote(target, qp->tdev, tbr_rx_pdn(qp, msg),
+				   qp->ibqp.qp_num, msg->rkey,
+				   msg->remote_addr, sizeof(u64),
+				   IB_ACCESS_REMOTE_WRITE) != IB_WC_SUCCESS)
+		return tbr_rx_access_error(qp);
+	tbr_sgl_kernel(&value_sgl, &value, sizeof(value));
+	tbr_rx_copy_in(&value_sgl, 0, msg);
+	/* Aligned and 8 bytes long: never crosses a page. */
+	WRITE_ONCE(*tbr_sgl_u64(target), value);
+	tbr_sgl_put(target);
+	return TBR_RESP_OK;
+}
+
 enum tbr_resp tbr_rx_message(struct tbr_qp *qp, struct tbr_msg *msg)
 {
 	switch (READ_ONCE(qp->state)) {
@@ -456,6 +484,11 @@ enum tbr_resp tbr_rx_message(struct tbr_qp *qp, struct tbr_msg *msg)
 	case IB_UVERBS_WR_ATOMIC_CMP_AND_SWP:
 	case IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD:
 		return tbr_rx_atomic(qp, msg);
+	case TBRDMA_WR_ATOMIC_WRITE:
+		/* RC (and XRC) only, as the other atomics. */
+		if (!tbr_rx_reliable(qp))
+			return TBR_RESP_DROPPED;
+		return tbr_rx_atomic_write(qp, msg);
 	default:
 		return tbr_rx_reliable(qp) ? TBR_RESP_REM_INV : TBR_RESP_DROPPED;
 	}

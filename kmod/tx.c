@@ -50,6 +50,7 @@ static bool tbr_opcode_allowed(const struct tbr_qp *qp, u32 opcode)
 	case IB_UVERBS_WR_RDMA_READ:
 	case IB_UVERBS_WR_ATOMIC_CMP_AND_SWP:
 	case IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD:
+	case TBRDMA_WR_ATOMIC_WRITE:
 		return type == IB_QPT_RC;
 	default:
 		return false;
@@ -68,6 +69,8 @@ static enum ib_wc_opcode tbr_wc_opcode(u32 opcode)
 		return IB_WC_COMP_SWAP;
 	case IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD:
 		return IB_WC_FETCH_ADD;
+	case TBRDMA_WR_ATOMIC_WRITE:	/* user QPs only: 6.1 has no name for it */
+		return (enum ib_wc_opcode)TBRDMA_WC_ATOMIC_WRITE;
 	case IB_UVERBS_WR_LOCAL_INV:
 		return IB_WC_LOCAL_INV;
 	case TBRDMA_WR_REG_MR:
@@ -108,6 +111,14 @@ static enum ib_wc_status tbr_tx_local(struct tbr_qp *qp,
 			wqe->opcode == IB_UVERBS_WR_ATOMIC_CMP_AND_SWP ||
 			wqe->opcode == IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD;
 
+	/* ATOMIC_WRITE: its 8 bytes are inline, whatever max_inline says. */
+	if (wqe->opcode == TBRDMA_WR_ATOMIC_WRITE) {
+		if (!(wqe->send_flags & TBRDMA_WQE_INLINE) ||
+		    wqe->inline_len != sizeof(u64))
+			return IB_WC_LOC_LEN_ERR;
+		tbr_sgl_kernel(local, wqe + 1, sizeof(u64));
+		return IB_WC_SUCCESS;
+	}
 	if (wqe->send_flags & TBRDMA_WQE_INLINE) {
 		if (reads_in || wqe->inline_len > qp->max_inline)
 			return IB_WC_LOC_QP_OP_ERR;
@@ -192,6 +203,7 @@ enum ib_wc_status tbr_tx_prepare(struct tbr_qp *qp,
 	case IB_UVERBS_WR_RDMA_WRITE:
 	case IB_UVERBS_WR_RDMA_WRITE_WITH_IMM:
 	case IB_UVERBS_WR_RDMA_READ:
+	case TBRDMA_WR_ATOMIC_WRITE:
 		msg->remote_addr = wqe->wr.rdma.remote_addr;
 		msg->rkey = wqe->wr.rdma.rkey;
 		break;

@@ -37,6 +37,7 @@ enum tbr_wire_opcode {
 	TBR_OP_CMP_SWAP,
 	TBR_OP_FETCH_ADD,
 	TBR_OP_SEND_INV,	/* rkey: the responder's key to invalidate */
+	TBR_OP_ATOMIC_WRITE,	/* one frame, 8 payload bytes stored at once */
 	/* responses: responder -> requester (RC only) */
 	TBR_OP_READ_RESPONSE = 16,
 	TBR_OP_ATOMIC_RESPONSE,
@@ -119,7 +120,7 @@ struct tbr_wire_ack {
 
 static inline bool tbr_wire_is_request(u8 opcode)
 {
-	return opcode >= TBR_OP_SEND && opcode <= TBR_OP_SEND_INV;
+	return opcode >= TBR_OP_SEND && opcode <= TBR_OP_ATOMIC_WRITE;
 }
 
 /* Bytes of the XRC extension after the header (requests of XRC only). */
@@ -143,6 +144,7 @@ static inline unsigned int tbr_wire_hdr_len(u8 opcode, u8 transport)
 			      sizeof(struct tbr_wire_ud) : 0);
 	case TBR_OP_WRITE:
 	case TBR_OP_WRITE_IMM:
+	case TBR_OP_ATOMIC_WRITE:
 	case TBR_OP_READ_RESPONSE:
 		return len;
 	case TBR_OP_READ_REQUEST:

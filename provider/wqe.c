@@ -29,6 +29,8 @@ _Static_assert(SAME_VALUE(IBV_WR_LOCAL_INV, IB_UVERBS_WR_LOCAL_INV), "opcode");
 _Static_assert(SAME_VALUE(IBV_WR_BIND_MW, IB_UVERBS_WR_BIND_MW), "opcode");
 _Static_assert(SAME_VALUE(IBV_WR_SEND_WITH_INV, IB_UVERBS_WR_SEND_WITH_INV),
 	       "opcode");
+_Static_assert(SAME_VALUE(IBV_WR_ATOMIC_WRITE, TBRDMA_WR_ATOMIC_WRITE),
+	       "opcode");
 
 /* WQE send_flags are the IBV_SEND_* bits. */
 _Static_assert(TBRDMA_WQE_FENCE == IBV_SEND_FENCE, "send flag");
@@ -48,6 +50,8 @@ _Static_assert(SAME_VALUE(IBV_WC_FETCH_ADD, IB_UVERBS_WC_FETCH_ADD),
 	       "wc opcode");
 _Static_assert(SAME_VALUE(IBV_WC_BIND_MW, IB_UVERBS_WC_BIND_MW), "wc opcode");
 _Static_assert(SAME_VALUE(IBV_WC_LOCAL_INV, IB_UVERBS_WC_LOCAL_INV),
+	       "wc opcode");
+_Static_assert(SAME_VALUE(IBV_WC_ATOMIC_WRITE, TBRDMA_WC_ATOMIC_WRITE),
 	       "wc opcode");
 
 /* A libibverbs SGE has the ring's SGE layout; we still copy by field. */
@@ -81,12 +85,57 @@ static bool opcode_allowed(enum ibv_wr_opcode opcode, enum ibv_qp_type type)
 	case IBV_WR_RDMA_READ:
 	case IBV_WR_ATOMIC_CMP_AND_SWP:
 	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+	case IBV_WR_ATOMIC_WRITE:
 		return type == IBV_QPT_RC;
 	default:
-		/* TSO, ATOMIC_WRITE, FLUSH, driver opcodes: not offered
-		 * by the device. */
+		/* TSO, FLUSH, driver opcodes: not offered by the device. */
 		return false;
 	}
+}
+
+static uint8_t *slot_payload(void *slot)
+{
+	return (uint8_t *)slot + sizeof(struct tbrdma_send_wqe);
+}
+
+/*
+ * ATOMIC_WRITE: its 8 bytes travel inline in the WQE whatever the QP's
+ * max_inline_data (a slot always has room for them), gathered from the
+ * SGEs at post time as for IBV_SEND_INLINE.
+ */
+static int atomic_write_payload(struct tbrdma_send_wqe *wqe, void *slot,
+				size_t slot_size, const struct ibv_sge *sg_list,
+				int num_sge)
+{
+	uint8_t *dst = slot_payload(slot);
+	uint32_t len = 0;
+	int i;
+
+	if (slot_size < sizeof(*wqe) + sizeof(uint64_t))
+		return EINVAL;
+	for (i = 0; i < num_sge; i++) {
+		if (sg_list[i].length > sizeof(uint64_t) - len)
+			return EINVAL;
+		memcpy(dst + len, (const void *)(uintptr_t)sg_list[i].addr,
+		       sg_list[i].length);
+		len += sg_list[i].length;
+	}
+	if (len != sizeof(uint64_t))
+		return EINVAL;
+	wqe->send_flags |= TBRDMA_WQE_INLINE;
+	wqe->inline_len = len;
+	wqe->num_sge = 0;
+	return 0;
+}
+
+int tbrdma_send_wqe_set_atomic_write(struct tbrdma_send_wqe *wqe, void *slot,
+				     size_t slot_size, const void *value)
+{
+	const struct ibv_sge sge = {
+		.addr = (uintptr_t)value, .length = sizeof(uint64_t),
+	};
+
+	return atomic_write_payload(wqe, slot, slot_size, &sge, 1);
 }
 
 /* BIND_MW and LOCAL_INV act on this device's keys: they have no payload. */
@@ -112,11 +161,6 @@ static void copy_sges(struct tbrdma_sge *dst, const struct ibv_sge *src,
 		dst[i].length = src[i].length;
 		dst[i].lkey = src[i].lkey;
 	}
-}
-
-static uint8_t *slot_payload(void *slot)
-{
-	return (uint8_t *)slot + sizeof(struct tbrdma_send_wqe);
 }
 
 int tbrdma_send_wqe_init(struct tbrdma_send_wqe *wqe, uint64_t wr_id,
@@ -267,6 +311,7 @@ int tbrdma_build_send_wqe(const struct ibv_send_wr *wr,
 		case IBV_WR_RDMA_WRITE:
 		case IBV_WR_RDMA_WRITE_WITH_IMM:
 		case IBV_WR_RDMA_READ:
+		case IBV_WR_ATOMIC_WRITE:	/* the 8 bytes: SGEs or inline */
 			tbrdma_send_wqe_set_rdma(&wqe, wr->wr.rdma.remote_addr,
 						 wr->wr.rdma.rkey);
 			break;
@@ -297,6 +342,9 @@ int tbrdma_build_send_wqe(const struct ibv_send_wr *wr,
 	if (!opcode_has_payload(wr->opcode)) {
 		/* No SGEs (num_sge and sg_list are not looked at). */
 		ret = 0;
+	} else if (wr->opcode == IBV_WR_ATOMIC_WRITE) {
+		ret = atomic_write_payload(&wqe, slot, slot_size, wr->sg_list,
+					   wr->num_sge);
 	} else if (wr->send_flags & IBV_SEND_INLINE) {
 		/* The SGEs name the bytes to gather; their lkeys are unused. */
 		ret = tbrdma_send_wqe_inline_start(&wqe);

@@ -58,6 +58,9 @@ void tbrdma_send_wqe_set_atomic(struct tbrdma_send_wqe *wqe,
 				uint64_t swap, uint32_t rkey);
 /* LOCAL_INV, SEND_WITH_INV: the rkey to invalidate. */
 void tbrdma_send_wqe_set_inv(struct tbrdma_send_wqe *wqe, uint32_t rkey);
+/* ATOMIC_WRITE: the 8 bytes at @value, inline (after set_rdma). */
+int tbrdma_send_wqe_set_atomic_write(struct tbrdma_send_wqe *wqe, void *slot,
+				     size_t slot_size, const void *value);
 /* BIND_MW: the window (by its current rkey), its new rkey, what to bind. */
 void tbrdma_send_wqe_set_bind(struct tbrdma_send_wqe *wqe, uint32_t mw_rkey,
 			      uint32_t new_rkey,

@@ -37,11 +37,12 @@ enum {
 			     IBV_QP_EX_WITH_SEND_WITH_INV,
 	TBRDMA_SEND_OPS_RC = TBRDMA_SEND_OPS_UC | IBV_QP_EX_WITH_RDMA_READ |
 			     IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
-			     IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD,
+			     IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD |
+			     IBV_QP_EX_WITH_ATOMIC_WRITE,
 };
 
-/* The same transport rules as wqe.c's opcode_allowed(); no TSO,
- * ATOMIC_WRITE or FLUSH anywhere. */
+/* The same transport rules as wqe.c's opcode_allowed(); no TSO or FLUSH
+ * anywhere. */
 int tbrdma_wr_check_send_ops(enum ibv_qp_type qp_type,
 			     uint64_t send_ops_flags)
 {
@@ -202,6 +203,21 @@ static void tbrdma_wr_atomic_fetch_add(struct ibv_qp_ex *ibqpx, uint32_t rkey,
 
 	if (b)
 		tbrdma_send_wqe_set_atomic(&b->cur, remote_addr, add, 0, rkey);
+}
+
+/* The 8 bytes are copied now: the caller may reuse atomic_wr at once. */
+static void tbrdma_wr_atomic_write(struct ibv_qp_ex *ibqpx, uint32_t rkey,
+				   uint64_t remote_addr, const void *atomic_wr)
+{
+	struct tbrdma_wr_batch *b = wr_open(ibqpx, IBV_WR_ATOMIC_WRITE, 0);
+	struct tbrdma_qp *qp = to_tqp_ex(ibqpx);
+
+	if (!b)
+		return;
+	tbrdma_send_wqe_set_rdma(&b->cur, remote_addr, rkey);
+	wr_setter_result(qp, tbrdma_send_wqe_set_atomic_write(
+				     &b->cur, b->slot, qp->sq.q.slot_size,
+				     atomic_wr));
 }
 
 static void tbrdma_wr_send_inv(struct ibv_qp_ex *ibqpx,
@@ -391,6 +407,8 @@ void tbrdma_wr_init_qp(struct tbrdma_qp *qp, uint64_t send_ops_flags)
 		x->wr_atomic_cmp_swp = tbrdma_wr_atomic_cmp_swp;
 	if (send_ops_flags & IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
 		x->wr_atomic_fetch_add = tbrdma_wr_atomic_fetch_add;
+	if (send_ops_flags & IBV_QP_EX_WITH_ATOMIC_WRITE)
+		x->wr_atomic_write = tbrdma_wr_atomic_write;
 	if (send_ops_flags & IBV_QP_EX_WITH_SEND_WITH_INV)
 		x->wr_send_inv = tbrdma_wr_send_inv;
 	if (send_ops_flags & IBV_QP_EX_WITH_LOCAL_INV)

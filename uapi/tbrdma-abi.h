@@ -166,6 +166,17 @@ struct tbrdma_sge {
  */
 #define TBRDMA_WR_REG_MR		0x20
 
+/*
+ * RDMA ATOMIC WRITE (IBTA 1.5), RC QPs: wr.rdma names the remote 8 bytes
+ * (8-byte aligned, an MR with remote write access) and the payload, inline
+ * or in SGEs, is exactly 8 bytes, stored there in one piece.  Completes
+ * with TBRDMA_WC_ATOMIC_WRITE.  The values are those of kernel 6.2's
+ * IB_UVERBS_WR_ATOMIC_WRITE and IB_UVERBS_WC_ATOMIC_WRITE (and of
+ * libibverbs' IBV_WR_/IBV_WC_ATOMIC_WRITE), which 6.1's headers lack.
+ */
+#define TBRDMA_WR_ATOMIC_WRITE		15
+#define TBRDMA_WC_ATOMIC_WRITE		9
+
 struct tbrdma_send_wqe {
 	__aligned_u64 wr_id;
 	__u32 opcode;
@@ -175,7 +186,7 @@ struct tbrdma_send_wqe {
 	__be32 imm_data;	/* *_WITH_IMM */
 	__u32 xrc_remote_srqn;	/* XRC_INI QPs: the responder's XRC SRQ; else 0 */
 	union {
-		struct {	/* RDMA_WRITE*, RDMA_READ */
+		struct {	/* RDMA_WRITE*, RDMA_READ, ATOMIC_WRITE */
 			__aligned_u64 remote_addr;
 			__u32 rkey;
 			__u32 reserved;

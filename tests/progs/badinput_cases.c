@@ -134,6 +134,87 @@ static int no_remote_atomic(void)
 			    "FETCH_AND_ADD on an MR without REMOTE_ATOMIC");
 }
 
+/*
+ * RDMA ATOMIC WRITE: 8 bytes stored at an aligned address of an MR with
+ * REMOTE_WRITE (REMOTE_ATOMIC is not needed), completing as ATOMIC_WRITE.
+ */
+static int atomic_write(void)
+{
+	uint64_t *target, value = 0x0123456789abcdefull;
+	struct ibv_wc wc;
+	struct pair p;
+	struct ibv_mr *t;
+	int r = 1;
+
+	if (pair_new(&p, NULL, NULL))
+		return 0;
+	target = (uint64_t *)(p.buf + TOFF);
+	target[0] = target[1] = target[2] = ~0ull;
+	t = ibv_reg_mr(p.pd, p.buf + TOFF, TLEN,
+		       IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	if (!t) {
+		pair_free(&p);
+		return 0;
+	}
+	memcpy(p.buf + 1024, &value, sizeof(value));
+	r &= !post_send(p.a, 1, IBV_WR_ATOMIC_WRITE, p.buf + 1024, 8,
+			p.mr->lkey, (uintptr_t)(target + 1), t->rkey);
+	if (poll_wc(p.ca, &wc, TMO) != 1) {
+		diag("ATOMIC_WRITE: no completion");
+		r = 0;
+	} else if (wc.status != IBV_WC_SUCCESS || wc.opcode != IBV_WC_ATOMIC_WRITE) {
+		diag("ATOMIC_WRITE: status %s, opcode %d (want %d)",
+		     ibv_wc_status_str(wc.status), wc.opcode, IBV_WC_ATOMIC_WRITE);
+		r = 0;
+	}
+	if (target[1] != value || target[0] != ~0ull || target[2] != ~0ull) {
+		diag("ATOMIC_WRITE: target %#llx (neighbours %#llx %#llx)",
+		     (unsigned long long)target[1], (unsigned long long)target[0],
+		     (unsigned long long)target[2]);
+		r = 0;
+	}
+	r &= expect_state(p.a, IBV_QPS_RTS, "requester");
+	ibv_dereg_mr(t);
+	pair_free(&p);
+	return r;
+}
+
+static int atomic_write_misaligned(void)
+{
+	struct pair p;
+	int r = 1;
+
+	if (pair_new(&p, NULL, NULL))
+		return 0;
+	r &= !post_send(p.a, 1, IBV_WR_ATOMIC_WRITE, p.buf + 1024, 8,
+			p.mr->lkey, (uintptr_t)p.buf + TOFF + 4, p.mr->rkey);
+	r &= expect_wc(p.ca, 1, IBV_WC_REM_INV_REQ_ERR,
+		       "ATOMIC_WRITE to an address not 8-byte aligned");
+	pair_free(&p);
+	return r;
+}
+
+static int atomic_write_no_remote_write(void)
+{
+	return remote_error(IBV_WR_ATOMIC_WRITE, WR_ALL & ~IBV_ACCESS_REMOTE_WRITE,
+			    0, 0, 8, 0, "ATOMIC_WRITE to an MR without REMOTE_WRITE");
+}
+
+/* Not 8 bytes: refused at the post, nothing reaches the queue. */
+static int atomic_write_length(void)
+{
+	struct pair p;
+	int r = 1;
+
+	if (pair_new(&p, NULL, NULL))
+		return 0;
+	r &= post_send(p.a, 1, IBV_WR_ATOMIC_WRITE, p.buf + 1024, 16,
+		       p.mr->lkey, (uintptr_t)p.buf + TOFF, p.mr->rkey) == EINVAL;
+	r &= expect_quiet(p.ca, "ATOMIC_WRITE of 16 bytes (nothing posted)");
+	pair_free(&p);
+	return r;
+}
+
 static int dead_rkey(void)
 {
 	return remote_error(IBV_WR_RDMA_WRITE, WR_ALL, 0, 0, 64, 1,
@@ -486,6 +567,10 @@ const struct bcase cases[] = {
 	{ "no-remote-write", "WRITE without REMOTE_WRITE -> REM_ACCESS_ERR, flush", no_remote_write, 0 },
 	{ "no-remote-read", "READ without REMOTE_READ -> REM_ACCESS_ERR, flush", no_remote_read, 0 },
 	{ "no-remote-atomic", "FETCH_AND_ADD without REMOTE_ATOMIC -> REM_ACCESS_ERR, flush", no_remote_atomic, 1 },
+	{ "atomic-write", "ATOMIC_WRITE of 8 bytes to an MR with REMOTE_WRITE -> stored, completion ATOMIC_WRITE", atomic_write, 0 },
+	{ "atomic-write-misaligned", "ATOMIC_WRITE to an unaligned address -> REM_INV_REQ_ERR", atomic_write_misaligned, 0 },
+	{ "atomic-write-no-remote-write", "ATOMIC_WRITE without REMOTE_WRITE -> REM_ACCESS_ERR, flush", atomic_write_no_remote_write, 0 },
+	{ "atomic-write-length", "ATOMIC_WRITE of 16 bytes -> EINVAL at the post", atomic_write_length, 0 },
 	{ "dead-rkey", "WRITE with a deregistered MR's rkey -> REM_ACCESS_ERR, flush", dead_rkey, 0 },
 	{ "dead-lkey", "SEND from a deregistered MR's lkey -> LOC_PROT_ERR", dead_lkey, 0 },
 	{ "recv-no-local-write", "receive into an MR without LOCAL_WRITE -> LOC_PROT_ERR (sender: an error)", recv_no_local_write, 0 },

@@ -60,7 +60,8 @@
 #define ETH_LEN		14
 
 enum { OP_SEND = 1, OP_SEND_IMM, OP_WRITE, OP_WRITE_IMM, OP_READ_REQ,
-       OP_CMP_SWAP, OP_FETCH_ADD, OP_SEND_INV, OP_READ_RESP = 16,
+       OP_CMP_SWAP, OP_FETCH_ADD, OP_SEND_INV, OP_ATOMIC_WRITE,
+       OP_READ_RESP = 16,
        OP_ATOMIC_RESP, OP_ACK };
 enum { TR_RC, TR_UC, TR_UD };
 #define WF_FIRST	0x01
@@ -92,7 +93,8 @@ static int ext_len(int op, int tr)
 {
 	switch (op) {
 	case OP_SEND: case OP_SEND_IMM: case OP_SEND_INV: return tr == TR_UD ? 40 : 0;
-	case OP_WRITE: case OP_WRITE_IMM: case OP_READ_RESP: case OP_ATOMIC_RESP: return 0;
+	case OP_WRITE: case OP_WRITE_IMM: case OP_ATOMIC_WRITE:
+	case OP_READ_RESP: case OP_ATOMIC_RESP: return 0;
 	case OP_READ_REQ: return 8;
 	case OP_CMP_SWAP: case OP_FETCH_ADD: return 16;
 	case OP_ACK: return 8;
@@ -310,9 +312,9 @@ static int valid_op(void)
 {
 	static const int ops[] = { OP_SEND, OP_SEND_IMM, OP_WRITE, OP_WRITE_IMM,
 				   OP_READ_REQ, OP_CMP_SWAP, OP_FETCH_ADD,
-				   OP_SEND_INV, OP_READ_RESP, OP_ATOMIC_RESP,
-				   OP_ACK };
-	return ops[rn(11)];
+				   OP_SEND_INV, OP_ATOMIC_WRITE, OP_READ_RESP,
+				   OP_ATOMIC_RESP, OP_ACK };
+	return ops[rn(sizeof(ops) / sizeof(ops[0]))];
 }
 
 /* Recompute the checksum after a change, as a fuzzer that passes it would. */
@@ -540,16 +542,18 @@ static int gen_cont(uint8_t *f)
 static int gen_inseq(uint8_t *f)
 {
 	static const int ops[] = { OP_SEND, OP_SEND_IMM, OP_WRITE, OP_WRITE_IMM,
-				   OP_READ_REQ, OP_CMP_SWAP, OP_FETCH_ADD };
+				   OP_READ_REQ, OP_CMP_SWAP, OP_FETCH_ADD,
+				   OP_ATOMIC_WRITE };
 	struct victim *v = NULL;
-	int len, op = ops[rn(7)];
+	int len, op = ops[rn(sizeof(ops) / sizeof(ops[0]))];
 
 	for (int i = 0, k = rn(nvictims + 1); i < nvictims && !v; i++)
 		if (victims[(i + k) % nvictims].seen)
 			v = &victims[(i + k) % nvictims];
 	if (!v)
 		return gen_psn(f);
-	len = build(f, op, v->transport, v->qpn, v->peer, op <= OP_WRITE_IMM ? rn(2048) : 0);
+	len = build(f, op, v->transport, v->qpn, v->peer, op <= OP_WRITE_IMM ? (int)rn(2048) :
+		    op == OP_ATOMIC_WRITE ? (chance(70) ? 8 : (int)rn(16)) : 0);
 	put32(f, O_PSN, (v->psn + 1 + (chance(80) ? 0 : rn(3))) & 0xffffff);
 	switch (rn(6)) {
 	case 0: break;						/* random rkey/va */

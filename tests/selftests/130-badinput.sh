@@ -4,10 +4,12 @@
 # illegal QP transitions, too many SGEs, full queues, a process SIGKILLed
 # with work in flight) and asserts the exact completion status or errno and
 # that a fresh QP pair still works. Then every object must be gone and the
-# module must unload.
+# module must unload. The ATOMIC_WRITE cases run again on a device bound to
+# a netdev (two QPs of tbr0, through the network transport's frames).
 # timeout: 180
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib-verbs.sh"
+source "$(dirname "$0")/lib-net.sh"
 
 prog=$TBR_PROGS/badinput
 [[ -x $prog ]] || fail "$prog not built (make test-progs)"
@@ -20,6 +22,9 @@ if verbs_is_rxe; then
 	# instead of REM_INV_REQ_ERR at the sender), and LOC_QP_OP_ERR for a
 	# receive into an MR without LOCAL_WRITE. Reported as TODO there only.
 	xfail=(--xfail "bad-lkey,dead-lkey,recv-too-small,recv-no-local-write")
+	# RDMA ATOMIC WRITE came to rxe with 6.2.
+	[[ $(uname -r) != 6.1.* ]] ||
+		xfail[1]+=",atomic-write,atomic-write-misaligned,atomic-write-no-remote-write"
 	echo "rxe: expected to fail (rxe bugs): ${xfail[1]}"
 fi
 before=$(verbs_resources)
@@ -30,3 +35,10 @@ echo "device objects after:  $after"
 [[ $after == "$before" ]] || fail "objects left behind on $TBR_TEST_DEV"
 verbs_teardown || fail "the device/module did not go away after the test"
 echo "device removed, module unloaded"
+verbs_is_rxe && exit 0
+
+echo "== ATOMIC_WRITE through the network transport (two QPs of tbr0)"
+net_two_hosts 9000
+"$prog" -d tbr0 -g "$NET_GID_A" \
+	--only atomic-write,atomic-write-misaligned,atomic-write-no-remote-write ||
+	fail "badinput (ATOMIC_WRITE) on tbr0"

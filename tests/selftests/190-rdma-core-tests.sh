@@ -18,10 +18,11 @@ verbs_setup
 verbs_is_rxe && skip "compares tbrdma with rxe itself"
 
 # Passing on rxe, not offered by tbrdma (yet): none.  The memory-window
-# tests (test_mr.MWTest, test_qpex ... test_qp_ex_rc_bind_mw) must pass:
-# they are listed in required_mw below.
+# tests (test_mr.MWTest, test_qpex ... test_qp_ex_rc_bind_mw) and RDMA
+# ATOMIC WRITE's (test_qp_ex_rc_atomic_write: rxe passes it on 6.2+ only)
+# must pass: they are listed in required_mw below.
 not_offered='^$'
-required_mw='^tests\.test_mr\.MWTest\.test_(mw_type1|invalidate_mw_type1|mw_type2|mw_type2_invalidate_local|mw_type2_invalidate_remote|mw_type2_invalidate_dealloc)$|^tests\.test_qpex\.QpExTestCase\.test_qp_ex_rc_bind_mw$'
+required_mw='^tests\.test_mr\.MWTest\.test_(mw_type1|invalidate_mw_type1|mw_type2|mw_type2_invalidate_local|mw_type2_invalidate_remote|mw_type2_invalidate_dealloc)$|^tests\.test_qpex\.QpExTestCase\.test_qp_ex_rc_(bind_mw|atomic_write)$'
 # Required on tbrdma whatever rxe does: XRC (XRC domains, XRC SRQs, XRC
 # send/receive QPs).  Every XRC test passes, or is skipped for another
 # feature it needs (ODP), and at least this many pass.
@@ -93,14 +94,15 @@ for t in req:
 for t, v in sorted(tbr.items()):
     if v == 'ok' and rxe.get(t) != 'ok':
         print(f'tbrdma only: {t} (rxe: {rxe.get(t)})')
-# Required on tbrdma whatever rxe does: seven memory-window tests.
+# Required on tbrdma whatever rxe does: seven memory-window tests and
+# the atomic write.
 req = sorted(t for t in tbr if required.search(t))
-if len(req) != 7:
-    bad.append(f'{len(req)} of the 7 required memory-window tests found')
+if len(req) != 8:
+    bad.append(f'{len(req)} of the 8 required memory-window and atomic-write tests found')
 for t in req:
     if tbr[t] != 'ok':
         bad.append(f'{t}: required, {tbr[t]} on tbrdma')
-print(f'required (memory windows): {sum(tbr[t] == "ok" for t in req)} of {len(req)} ok')
+print(f'required (memory windows, atomic write): {sum(tbr[t] == "ok" for t in req)} of {len(req)} ok')
 for b in bad:
     print('FAIL:', b)
 sys.exit(1 if bad else 0)

@@ -110,6 +110,7 @@ static int expect_ok(enum ibv_wr_opcode op, enum ibv_qp_type type)
 	case IBV_WR_SEND_WITH_INV:
 		return type != IBV_QPT_UD;
 	case IBV_WR_BIND_MW:	/* make_wr() names no window: EINVAL */
+	case IBV_WR_ATOMIC_WRITE:	/* its SGE is not 8 bytes (test_atomic_write) */
 		return 0;
 	case IBV_WR_RDMA_READ:
 	case IBV_WR_ATOMIC_CMP_AND_SWP:
@@ -377,6 +378,58 @@ static void test_inline(void)
 	}
 }
 
+/* ATOMIC_WRITE: 8 bytes, gathered inline from the SGEs whatever
+ * max_inline says; RC and XRC only. */
+static void test_atomic_write(void)
+{
+	uint8_t value[8] = { 1, 2, 3, 4, 5, 6, 7, 8 }, nine[9] = { 0 };
+	uint8_t *payload = buf.bytes + sizeof(struct tbrdma_send_wqe);
+	struct ibv_send_wr wr = make_wr(IBV_WR_ATOMIC_WRITE, 1);
+	struct tbrdma_wq_caps no_inline = caps;
+	struct ibv_sge isg[2];
+
+	no_inline.max_inline = 0;
+	isg[0] = (struct ibv_sge){ (uintptr_t)value, 8, 0x51 };
+	wr.sg_list = isg;
+	wr.wr.rdma.remote_addr = 0x2000;
+	wr.wr.rdma.rkey = 0xabcd;
+	is_int(build(&wr, IBV_QPT_RC, &no_inline, SLOT_SIZE), 0,
+	       "ATOMIC_WRITE of 8 bytes on RC, max_inline 0: accepted");
+	is_int(wqe()->opcode, IBV_WR_ATOMIC_WRITE, "ATOMIC_WRITE: opcode 15");
+	is_int(wqe()->inline_len, 8, "ATOMIC_WRITE: 8 bytes inline");
+	is_int(wqe()->num_sge, 0, "ATOMIC_WRITE: no SGEs left in the WQE");
+	ok(wqe()->send_flags & TBRDMA_WQE_INLINE, "ATOMIC_WRITE: INLINE flag");
+	ok(wqe()->wr.rdma.remote_addr == 0x2000 && wqe()->wr.rdma.rkey == 0xabcd,
+	   "ATOMIC_WRITE: remote address and rkey in wr.rdma");
+	ok(!memcmp(payload, value, 8), "ATOMIC_WRITE: the 8 bytes copied");
+	ok(guard_intact(sizeof(struct tbrdma_send_wqe) + 8),
+	   "ATOMIC_WRITE: nothing written past the 8 bytes");
+
+	isg[0] = (struct ibv_sge){ (uintptr_t)value, 3, 0x51 };
+	isg[1] = (struct ibv_sge){ (uintptr_t)(value + 3), 5, 0x52 };
+	wr.num_sge = 2;
+	is_int(build(&wr, IBV_QPT_RC, &caps, SLOT_SIZE), 0,
+	       "ATOMIC_WRITE from SGEs of 3 and 5 bytes: accepted");
+	ok(!memcmp(payload, value, 8), "ATOMIC_WRITE: 3 + 5 bytes gathered in order");
+	is_int(build(&wr, IBV_QPT_XRC_SEND, &caps, SLOT_SIZE), 0,
+	       "ATOMIC_WRITE on XRC_SEND: accepted");
+	is_int(build(&wr, IBV_QPT_UC, &caps, SLOT_SIZE), EINVAL,
+	       "ATOMIC_WRITE on UC: EINVAL");
+
+	isg[0] = (struct ibv_sge){ (uintptr_t)value, 7, 0x51 };
+	wr.num_sge = 1;
+	is_int(build(&wr, IBV_QPT_RC, &caps, SLOT_SIZE), EINVAL,
+	       "ATOMIC_WRITE of 7 bytes: EINVAL");
+	isg[0] = (struct ibv_sge){ (uintptr_t)nine, 9, 0x51 };
+	is_int(build(&wr, IBV_QPT_RC, &caps, SLOT_SIZE), EINVAL,
+	       "ATOMIC_WRITE of 9 bytes: EINVAL");
+	wr.num_sge = 0;
+	is_int(build(&wr, IBV_QPT_RC, &caps, SLOT_SIZE), EINVAL,
+	       "ATOMIC_WRITE without data: EINVAL");
+	is_int(build(&wr, IBV_QPT_RC, &caps, sizeof(struct tbrdma_send_wqe) + 4),
+	       EINVAL, "ATOMIC_WRITE in a slot without room for 8 bytes: EINVAL");
+}
+
 static void test_sge_limits(void)
 {
 	struct tbrdma_wq_caps c = caps;
@@ -619,6 +672,7 @@ int main(void)
 	test_rc_fields();
 	test_ud();
 	test_inline();
+	test_atomic_write();
 	test_sge_limits();
 	test_flags();
 	test_recv();

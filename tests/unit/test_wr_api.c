@@ -102,7 +102,7 @@ static void test_send_ops_check(void)
 		  EOPNOTSUPP },
 		{ IBV_QP_EX_WITH_TSO, "TSO", EOPNOTSUPP, EOPNOTSUPP,
 		  EOPNOTSUPP },
-		{ IBV_QP_EX_WITH_ATOMIC_WRITE, "ATOMIC_WRITE", EOPNOTSUPP,
+		{ IBV_QP_EX_WITH_ATOMIC_WRITE, "ATOMIC_WRITE", 0,
 		  EOPNOTSUPP, EOPNOTSUPP },
 		{ QP_EX_WITH_FLUSH, "FLUSH", EOPNOTSUPP, EOPNOTSUPP,
 		  EOPNOTSUPP },
@@ -321,6 +321,42 @@ static void test_rc_builders(uint32_t start)
 	   slot_hdr(&qp, start + 6)->wr.atomic.compare_add == 33,
 	   "atomic operands");
 	ok(lock_free(&qp), "SQ lock released by wr_complete");
+	free_qp(&qp);
+	free_qp(&ref);
+}
+
+/* wr_atomic_write: the WQE post_send builds from an 8-byte SGE. */
+static void test_atomic_write_builder(void)
+{
+	struct tbrdma_qp qp, ref;
+	struct ibv_qp_ex *x;
+	uint64_t value = 0x1122334455667788ull;
+	struct ibv_sge sge = { .addr = (uintptr_t)&value, .length = 8 };
+	struct ibv_send_wr wr = {
+		.wr_id = 77, .opcode = IBV_WR_ATOMIC_WRITE, .sg_list = &sge,
+		.num_sge = 1, .send_flags = IBV_SEND_SIGNALED,
+	}, *bad;
+
+	x = make_qpx(&qp, IBV_QPT_RC, 4, 0, IBV_QP_EX_WITH_ATOMIC_WRITE);
+	ok(x && x->wr_atomic_write && !x->wr_rdma_write,
+	   "ATOMIC_WRITE asked for: its builder, and only it");
+	make_qp(&ref, IBV_QPT_RC, 4, 0);
+	ref.vqp.qp.handle = HANDLE;
+	wr.wr.rdma.remote_addr = 0x8008;
+	wr.wr.rdma.rkey = 0x94;
+	is_int(tbrdma_post_send(&ref.vqp.qp, &wr, &bad), 0,
+	       "reference: post_send ATOMIC_WRITE of an 8-byte SGE");
+	doorbells(HANDLE);
+	ibv_wr_start(x);
+	x->wr_id = 77;
+	x->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_atomic_write(x, 0x94, 0x8008, &value);
+	value = 0;	/* copied at the builder: the caller may reuse it */
+	is_int(ibv_wr_complete(x), 0, "wr_atomic_write: wr_complete 0");
+	ok(same_wqes(&qp, &ref, 0, 1), "the WQE is byte-identical to post_send's");
+	ok(slot_hdr(&qp, 0)->inline_len == 8 &&
+	   *(uint64_t *)(slot_hdr(&qp, 0) + 1) == 0x1122334455667788ull,
+	   "the 8 bytes inline, as they were at the builder");
 	free_qp(&qp);
 	free_qp(&ref);
 }
@@ -800,6 +836,7 @@ int main(void)
 	test_qp_ex_setup();
 	test_rc_builders(0);
 	test_rc_builders(0xfffffffc);	/* the batch straddles the wrap */
+	test_atomic_write_builder();
 	test_uc_builders();
 	test_ud_builders();
 	test_batches();
