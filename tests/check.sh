@@ -83,12 +83,16 @@ else
 	default_kernels="6.1"
 fi
 # Loading, loopback and link data checks, loss, link removal and unplug:
-# what differs between kernels if anything does.
+# what differs between kernels if anything does; and rdma-core's suite
+# against the same kernel's rxe, which gains features with the kernel (on
+# 6.12 it passed RDMA ATOMIC WRITE, which tbrdma lacked then: only the
+# whole suite on 6.12-rt showed it, 2026-11-27).
 # (230-net-faults is left to the whole suite: 231-net-loss covers loss,
 # and 120/200 the data checks.)
 smoke_tests=(00-guest-sanity.sh 10-module-load.sh 20-link-loopback.sh
-	120-integrity.sh 200-net-pingpong.sh 231-net-loss.sh
-	240-net-linkloss.sh 40-netdev-events.sh 50-unload-busy.sh)
+	120-integrity.sh 190-rdma-core-tests.sh 200-net-pingpong.sh
+	231-net-loss.sh 240-net-linkloss.sh 40-netdev-events.sh
+	50-unload-busy.sh)
 
 # full_suite — every selftest, 152-tprun-llama-ref last: it reads the
 # answers the host's llama.cpp stage, which runs beside the guest, keeps
