@@ -19,32 +19,14 @@ source "$(dirname "$0")/lib-verbs.sh"
 source "$(dirname "$0")/lib-net.sh"
 
 require_cmd qperf rstream riostream iperf
-RSPRELOAD=$(ls /usr/lib/*/rsocket/librspreload.so 2>/dev/null | head -n 1)
+RSPRELOAD=
+for f in /usr/lib/*/rsocket/librspreload.so; do
+	if [[ -e $f ]]; then RSPRELOAD=$f; fi
+done
 [[ -n $RSPRELOAD ]] || skip "librspreload.so (librdmacm1) not installed"
 net_two_hosts 9000
 
 failed=()
-
-# server_client NAME PORT 'SERVER CMD' 'CLIENT CMD' — the server in host A
-# (given up to 5 s to listen on TCP or RDMA CM PORT), the client in host B;
-# both must exit 0.
-server_client() {
-	local name=$1 port=$2 spid rc=0 src=0
-	# shellcheck disable=SC2086
-	timeout 120 $3 >"$TBRDMA_OUT/$name.server.log" 2>&1 &
-	spid=$!
-	wait_for "ss -Hltn 'sport = :$port' | grep -q . ||
-		rdma resource show cm_id | grep -q 'state LISTEN .*:$port '" 10 ||
-		echo "--- $name: nothing listens on port $port yet"
-	# shellcheck disable=SC2086
-	timeout 120 ip netns exec "$NET_NS" $4 >"$TBRDMA_OUT/$name.client.log" 2>&1 || rc=$?
-	wait "$spid" || src=$?
-	if ((rc || src)); then
-		echo "--- $name: client exit $rc, server exit $src"
-		tail -n 15 "$TBRDMA_OUT/$name.server.log" "$TBRDMA_OUT/$name.client.log"
-		return 1
-	fi
-}
 
 echo "== qperf RC tests (-cm1), one second each"
 qperf -lp 19765 >"$TBRDMA_OUT/qperf.server.log" 2>&1 &
@@ -70,14 +52,14 @@ done
 kill "$QPID" 2>/dev/null
 
 echo "== rstream (rsockets, data verified: 200 x 64 KiB, then 1000 x 64 B)"
-server_client rstream 7480 "rstream -b $NET_IP_A -p 7480 -S 65536 -C 200 -T v" \
+net_pair rstream 7480 "rstream -b $NET_IP_A -p 7480 -S 65536 -C 200 -T v" \
 	"rstream -s $NET_IP_A -p 7480 -S 65536 -C 200 -T v" || failed+=("rstream 64K")
-server_client rstream-small 7481 "rstream -b $NET_IP_A -p 7481 -S 64 -C 1000 -T v" \
+net_pair rstream-small 7481 "rstream -b $NET_IP_A -p 7481 -S 64 -C 1000 -T v" \
 	"rstream -s $NET_IP_A -p 7481 -S 64 -C 1000 -T v" || failed+=("rstream 64B")
 tail -n 1 "$TBRDMA_OUT/rstream.client.log" | sed 's/^/   /'
 
 echo "== riostream (rsockets' RDMA-write I/O mapping, data verified: 200 x 64 KiB)"
-server_client riostream 7482 "riostream -b $NET_IP_A -p 7482 -S 65536 -C 200 -T v" \
+net_pair riostream 7482 "riostream -b $NET_IP_A -p 7482 -S 65536 -C 200 -T v" \
 	"riostream -s $NET_IP_A -p 7482 -S 65536 -C 200 -T v" || failed+=(riostream)
 tail -n 1 "$TBRDMA_OUT/riostream.client.log" | sed 's/^/   /'
 

@@ -80,6 +80,27 @@ wait_cm_listen() {
 	wait_for "rdma resource show cm_id | grep -q 'state LISTEN .*:$1 '" "$2"
 }
 
+# net_pair NAME PORT 'SERVER CMD' 'CLIENT CMD' — the server in host A,
+# given 30 s to listen on PORT (TCP, or an RDMA CM listener: rsockets,
+# rping, perftest -R), then the client in host B; both must exit 0 within
+# 120 s.  Logs: $TBRDMA_OUT/NAME.{server,client}.log, shown on failure.
+net_pair() {
+	local name=$1 port=$2 spid rc=0 src=0
+	# shellcheck disable=SC2086  # the commands are word lists on purpose
+	timeout 120 $3 >"$TBRDMA_OUT/$name.server.log" 2>&1 &
+	spid=$!
+	wait_for "ss -Hltn 'sport = :$port' | grep -q . || rdma resource show cm_id |
+		grep -q 'state LISTEN .*:$port '" 30 ||
+		echo "--- $name: nothing listens on port $port yet"
+	# shellcheck disable=SC2086
+	timeout 120 ip netns exec "$NET_NS" $4 >"$TBRDMA_OUT/$name.client.log" 2>&1 || rc=$?
+	wait "$spid" || src=$?
+	((rc || src)) || return 0
+	echo "--- $name: client exit $rc, server exit $src"
+	tail -n 15 "$TBRDMA_OUT/$name.server.log" "$TBRDMA_OUT/$name.client.log"
+	return 1
+}
+
 # rping_pair PORT LOSSY PINGS SIZE — rping -V between the hosts (server in
 # A on PORT + 1000, client in B): PINGS pings of SIZE bytes; the client
 # checks every byte.  The server leaves when the client's disconnect
