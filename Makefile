@@ -27,11 +27,18 @@ all: module provider runner tools
 # install` tests).  A stamp per kernel tree runs it only when a source or
 # the kernel's configuration is newer, tbrdma.ko is missing, or C= or W=
 # asks kbuild itself for checks.
+# A kbuild run in this tree for another kernel (`make sparse KDIR=...` of
+# another release) leaves a tbrdma.ko the stamp cannot see: compare the
+# module's release with KDIR's too.
 MODULE_STAMP = $(BUILD)/.module-$(notdir $(realpath $(KDIR)))
+KDIR_RELEASE = $(shell sed -n 's/.*UTS_RELEASE "\(.*\)"/\1/p' \
+	$(KDIR)/include/generated/utsrelease.h 2>/dev/null)
+KO_RELEASE = $(firstword $(shell modinfo -F vermagic tbrdma.ko 2>/dev/null))
 module: $(MODULE_STAMP)
 $(MODULE_STAMP): $(KBUILD_SOURCES) \
 		$(wildcard $(KDIR)/Module.symvers $(KDIR)/include/config/auto.conf) \
-		$(if $(wildcard tbrdma.ko),,FORCE) $(if $(C)$(W),FORCE)
+		$(if $(wildcard tbrdma.ko),,FORCE) $(if $(C)$(W),FORCE) \
+		$(if $(filter-out $(KDIR_RELEASE),$(KO_RELEASE)),FORCE)
 	@test -n "$(KDIR)" || { echo "no kernel headers: run 'make deps'" >&2; exit 1; }
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 	@mkdir -p $(@D) && touch $@
