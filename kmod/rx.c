@@ -390,22 +390,35 @@ static enum tbr_resp tbr_rx_read(struct tbr_qp *qp, struct tbr_msg *msg)
 	return TBR_RESP_OK;
 }
 
+/*
+ * The 8 bytes an atomic or an ATOMIC WRITE acts on: aligned, in memory the
+ * rkey and the QP open with @access; resolved into msg->xfer->remote,
+ * where they never cross a page.
+ */
+static enum tbr_resp tbr_rx_target_u64(struct tbr_qp *qp, struct tbr_msg *msg,
+				       int access)
+{
+	if (msg->remote_addr & 7)
+		return tbr_rx_reliable(qp) ? TBR_RESP_REM_INV : TBR_RESP_DROPPED;
+	if (!(qp->access & access) ||
+	    tbr_sgl_resolve_remote(&msg->xfer->remote, qp->tdev,
+				   tbr_rx_pdn(qp, msg), qp->ibqp.qp_num,
+				   msg->rkey, msg->remote_addr, sizeof(u64),
+				   access) != IB_WC_SUCCESS)
+		return tbr_rx_access_error(qp);
+	return TBR_RESP_OK;
+}
+
 /* Real atomic instructions: atomic against each other and against CPUs. */
 static enum tbr_resp tbr_rx_atomic(struct tbr_qp *qp, struct tbr_msg *msg)
 {
 	struct tbr_sgl *target = &msg->xfer->remote;
+	enum tbr_resp resp;
 	u64 *p;
 
-	if (msg->remote_addr & 7)
-		return tbr_rx_reliable(qp) ? TBR_RESP_REM_INV : TBR_RESP_DROPPED;
-	if (!(qp->access & IB_ACCESS_REMOTE_ATOMIC) ||
-	    tbr_sgl_resolve_remote(target, qp->tdev, tbr_rx_pdn(qp, msg),
-				   qp->ibqp.qp_num, msg->rkey,
-				   msg->remote_addr, sizeof(u64),
-				   IB_ACCESS_REMOTE_ATOMIC) != IB_WC_SUCCESS)
-		return tbr_rx_access_error(qp);
-
-	/* Aligned and 8 bytes long: never crosses a page. */
+	resp = tbr_rx_target_u64(qp, msg, IB_ACCESS_REMOTE_ATOMIC);
+	if (resp != TBR_RESP_OK)
+		return resp;
 	p = tbr_sgl_u64(target);
 	if (msg->opcode == IB_UVERBS_WR_ATOMIC_CMP_AND_SWP)
 		msg->xfer->atomic_orig = cmpxchg64(p, msg->compare_add,
@@ -426,20 +439,16 @@ static enum tbr_resp tbr_rx_atomic_write(struct tbr_qp *qp,
 {
 	struct tbr_sgl *target = &msg->xfer->remote;
 	struct tbr_sgl value_sgl;
+	enum tbr_resp resp;
 	u64 value;
 
-	if (msg->total != sizeof(u64) || msg->length != sizeof(u64) ||
-	    (msg->remote_addr & 7))
+	if (msg->total != sizeof(u64) || msg->length != sizeof(u64))
 		return TBR_RESP_REM_INV;
-	if (!(qp->access & IB_ACCESS_REMOTE_WRITE) ||
-	    tbr_sgl_resolve_remote(target, qp->tdev, tbr_rx_pdn(qp, msg),
-				   qp->ibqp.qp_num, msg->rkey,
-				   msg->remote_addr, sizeof(u64),
-				   IB_ACCESS_REMOTE_WRITE) != IB_WC_SUCCESS)
-		return tbr_rx_access_error(qp);
+	resp = tbr_rx_target_u64(qp, msg, IB_ACCESS_REMOTE_WRITE);
+	if (resp != TBR_RESP_OK)
+		return resp;
 	tbr_sgl_kernel(&value_sgl, &value, sizeof(value));
 	tbr_rx_copy_in(&value_sgl, 0, msg);
-	/* Aligned and 8 bytes long: never crosses a page. */
 	WRITE_ONCE(*tbr_sgl_u64(target), value);
 	tbr_sgl_put(target);
 	return TBR_RESP_OK;

@@ -93,51 +93,6 @@ static bool opcode_allowed(enum ibv_wr_opcode opcode, enum ibv_qp_type type)
 	}
 }
 
-static uint8_t *slot_payload(void *slot)
-{
-	return (uint8_t *)slot + sizeof(struct tbrdma_send_wqe);
-}
-
-/*
- * ATOMIC_WRITE: its 8 bytes travel inline in the WQE whatever the QP's
- * max_inline_data (a slot always has room for them), gathered from the
- * SGEs at post time as for IBV_SEND_INLINE.
- */
-static int atomic_write_payload(struct tbrdma_send_wqe *wqe, void *slot,
-				size_t slot_size, const struct ibv_sge *sg_list,
-				int num_sge)
-{
-	uint8_t *dst = slot_payload(slot);
-	uint32_t len = 0;
-	int i;
-
-	if (slot_size < sizeof(*wqe) + sizeof(uint64_t))
-		return EINVAL;
-	for (i = 0; i < num_sge; i++) {
-		if (sg_list[i].length > sizeof(uint64_t) - len)
-			return EINVAL;
-		memcpy(dst + len, (const void *)(uintptr_t)sg_list[i].addr,
-		       sg_list[i].length);
-		len += sg_list[i].length;
-	}
-	if (len != sizeof(uint64_t))
-		return EINVAL;
-	wqe->send_flags |= TBRDMA_WQE_INLINE;
-	wqe->inline_len = len;
-	wqe->num_sge = 0;
-	return 0;
-}
-
-int tbrdma_send_wqe_set_atomic_write(struct tbrdma_send_wqe *wqe, void *slot,
-				     size_t slot_size, const void *value)
-{
-	const struct ibv_sge sge = {
-		.addr = (uintptr_t)value, .length = sizeof(uint64_t),
-	};
-
-	return atomic_write_payload(wqe, slot, slot_size, &sge, 1);
-}
-
 /* BIND_MW and LOCAL_INV act on this device's keys: they have no payload. */
 static bool opcode_has_payload(enum ibv_wr_opcode opcode)
 {
@@ -161,6 +116,11 @@ static void copy_sges(struct tbrdma_sge *dst, const struct ibv_sge *src,
 		dst[i].length = src[i].length;
 		dst[i].lkey = src[i].lkey;
 	}
+}
+
+static uint8_t *slot_payload(void *slot)
+{
+	return (uint8_t *)slot + sizeof(struct tbrdma_send_wqe);
 }
 
 int tbrdma_send_wqe_init(struct tbrdma_send_wqe *wqe, uint64_t wr_id,
@@ -278,6 +238,40 @@ int tbrdma_send_wqe_inline_add(struct tbrdma_send_wqe *wqe, void *slot,
 	return 0;
 }
 
+/* The bytes the SGEs name, inline after the header (lkeys unused). */
+static int gather_inline(struct tbrdma_send_wqe *wqe, void *slot,
+			 size_t slot_size, const struct tbrdma_wq_caps *caps,
+			 const struct ibv_sge *sg_list, int num_sge)
+{
+	int ret = tbrdma_send_wqe_inline_start(wqe);
+	int i;
+
+	for (i = 0; !ret && i < num_sge; i++)
+		ret = tbrdma_send_wqe_inline_add(
+			wqe, slot, slot_size, caps,
+			(const void *)(uintptr_t)sg_list[i].addr,
+			sg_list[i].length);
+	return ret;
+}
+
+/*
+ * ATOMIC_WRITE's 8 bytes travel inline whatever the QP's max_inline_data
+ * (a slot always has room for them): its own inline limit.
+ */
+static const struct tbrdma_wq_caps atomic_write_caps = {
+	.max_inline = sizeof(uint64_t),
+};
+
+int tbrdma_send_wqe_set_atomic_write(struct tbrdma_send_wqe *wqe, void *slot,
+				     size_t slot_size, const void *value)
+{
+	int ret = tbrdma_send_wqe_inline_start(wqe);
+
+	return ret ? ret : tbrdma_send_wqe_inline_add(wqe, slot, slot_size,
+						      &atomic_write_caps, value,
+						      sizeof(uint64_t));
+}
+
 void tbrdma_send_wqe_commit(void *slot, const struct tbrdma_send_wqe *wqe)
 {
 	memcpy(slot, wqe, sizeof(*wqe));
@@ -289,7 +283,7 @@ int tbrdma_build_send_wqe(const struct ibv_send_wr *wr,
 			  size_t slot_size)
 {
 	struct tbrdma_send_wqe wqe;
-	int ret, i;
+	int ret;
 
 	if (slot_size < sizeof(wqe) || wr->num_sge < 0)
 		return EINVAL;
@@ -343,16 +337,14 @@ int tbrdma_build_send_wqe(const struct ibv_send_wr *wr,
 		/* No SGEs (num_sge and sg_list are not looked at). */
 		ret = 0;
 	} else if (wr->opcode == IBV_WR_ATOMIC_WRITE) {
-		ret = atomic_write_payload(&wqe, slot, slot_size, wr->sg_list,
-					   wr->num_sge);
+		/* Exactly 8 bytes, from as many SGEs as the caller likes. */
+		ret = gather_inline(&wqe, slot, slot_size, &atomic_write_caps,
+				    wr->sg_list, wr->num_sge);
+		if (!ret && wqe.inline_len != sizeof(uint64_t))
+			ret = EINVAL;
 	} else if (wr->send_flags & IBV_SEND_INLINE) {
-		/* The SGEs name the bytes to gather; their lkeys are unused. */
-		ret = tbrdma_send_wqe_inline_start(&wqe);
-		for (i = 0; !ret && i < wr->num_sge; i++)
-			ret = tbrdma_send_wqe_inline_add(
-				&wqe, slot, slot_size, caps,
-				(const void *)(uintptr_t)wr->sg_list[i].addr,
-				wr->sg_list[i].length);
+		ret = gather_inline(&wqe, slot, slot_size, caps, wr->sg_list,
+				    wr->num_sge);
 	} else {
 		ret = tbrdma_send_wqe_set_sges(&wqe, slot, slot_size, caps,
 					       wr->sg_list,

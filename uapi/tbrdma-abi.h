@@ -167,10 +167,11 @@ struct tbrdma_sge {
 #define TBRDMA_WR_REG_MR		0x20
 
 /*
- * RDMA ATOMIC WRITE (IBTA 1.5), RC QPs: wr.rdma names the remote 8 bytes
- * (8-byte aligned, an MR with remote write access) and the payload, inline
- * or in SGEs, is exactly 8 bytes, stored there in one piece.  Completes
- * with TBRDMA_WC_ATOMIC_WRITE.  The values are those of kernel 6.2's
+ * RDMA ATOMIC WRITE (IBTA 1.5), RC and XRC send QPs: wr.rdma names the
+ * remote 8 bytes (8-byte aligned, an MR with remote write access), and the
+ * WQE carries the 8 bytes to store there in one piece inline
+ * (TBRDMA_WQE_INLINE, inline_len 8) whatever the QP's inline limit.
+ * Completes with TBRDMA_WC_ATOMIC_WRITE.  The values are those of kernel 6.2's
  * IB_UVERBS_WR_ATOMIC_WRITE and IB_UVERBS_WC_ATOMIC_WRITE (and of
  * libibverbs' IBV_WR_/IBV_WC_ATOMIC_WRITE), which 6.1's headers lack.
  */
