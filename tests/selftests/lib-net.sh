@@ -62,15 +62,30 @@ net_two_hosts() {
 }
 
 # net_counters DEV — every transport counter of DEV, "name value" a line,
-# from one `rdma statistic` call (each call costs a few tenths of a second
-# in the TCG guest).
+# from one `rdma statistic` call (each call costs a tenth of a second in
+# the TCG guest; the words are paired by the shell, not by more programs).
 net_counters() {
-	rdma statistic show link "$1"/1 | tr ' ' '\n' | sed -n '/^[a-z_]*$/{N;s/\n/ /;/ [0-9]*$/p}'
+	local out w name=""
+	out=$(rdma statistic show link "$1"/1) || return 1
+	for w in $out; do
+		if [[ -n $name && $w =~ ^[0-9]+$ ]]; then
+			echo "$name $w"
+			name=""
+		elif [[ $w =~ ^[a-z_]+$ ]]; then
+			name=$w
+		else
+			name=""
+		fi
+	done
 }
 
 # net_counter DEV NAME — one of DEV's transport counters.
 net_counter() {
-	net_counters "$1" | awk -v n="$2" '$1 == n { print $2 }'
+	local k v
+	while read -r k v; do
+		[[ $k == "$2" ]] && { echo "$v"; return 0; }
+	done < <(net_counters "$1")
+	return 0	# no such counter: nothing printed, as before
 }
 
 # wait_cm_listen PORT SECS — until an RDMA CM listener (rping -s, ...) of

@@ -80,7 +80,7 @@ wait_listen() {
 			done <"$f"
 		done
 		[[ -z $pid ]] || ! pid_exited "$pid" || return 1
-		sleep 0.05
+		tbr_sleep 0.05
 	done
 	return 1
 }
