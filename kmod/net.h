@@ -74,6 +74,7 @@ struct tbr_net_req {
 	bool timing;			/* a retransmission deadline is running */
 	unsigned long deadline;		/* jiffies: when it runs out */
 	unsigned long probe_at;		/* jiffies: the early probe, if still quiet */
+	unsigned long probe_span;	/* jiffies between early probes */
 	struct timer_list timer;	/* retransmission; may fire early, see tbr_req_arm() */
 	struct tbr_qp *qp;
 };

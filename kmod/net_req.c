@@ -172,7 +172,8 @@ static void tbr_req_arm(struct tbr_qp *qp)
 		return;
 	span = usecs_to_jiffies(min(us, 60ULL * USEC_PER_SEC));
 	rq->deadline = jiffies + span;
-	rq->probe_at = jiffies + max(span / TBR_NET_PROBE_DIV, 1UL);
+	rq->probe_span = max(span / TBR_NET_PROBE_DIV, 1UL);
+	rq->probe_at = jiffies + rq->probe_span;
 	if (!timer_pending(&rq->timer) ||
 	    time_before(rq->probe_at, rq->timer.expires))
 		mod_timer(&rq->timer, rq->probe_at);
@@ -838,16 +839,20 @@ void tbr_net_req_timeout(struct timer_list *t)
 		 * frames of a burst, or their ACK or NAK, are likely lost, and
 		 * nothing after them will tell.  Probe now, without using up
 		 * a retry, instead of idling for the rest of the timeout (a
-		 * second per loss at the usual timeouts); unless a probe is
-		 * out already or an RNR wait runs.  Once per deadline: next
-		 * comes the deadline, or a new one when something is
-		 * acknowledged (tbr_req_arm()).
+		 * second per loss at the usual timeouts); unless an RNR wait
+		 * runs.  Again every eighth of the timeout until the deadline
+		 * or an answer (tbr_req_arm() starts a new deadline): a probe
+		 * lost too, or its answer, would otherwise cost the whole
+		 * timeout, which is what stalled atomics at 10 % loss (one
+		 * frame each, nothing after the last of a burst to tell).
 		 */
-		if (!rq->probing && !qp->rnr_wait) {
+		if (!qp->rnr_wait) {
 			tbr_count(qp->tdev, TBR_CNT_EARLY_PROBES, 1);
 			tbr_req_probe(qp);
 		}
-		mod_timer(&rq->timer, rq->deadline);
+		rq->probe_at = jiffies + rq->probe_span;
+		mod_timer(&rq->timer, time_before(rq->probe_at, rq->deadline) ?
+			  rq->probe_at : rq->deadline);
 		goto out;
 	}
 	tbr_count(qp->tdev, TBR_CNT_ACK_TIMEOUTS, 1);
