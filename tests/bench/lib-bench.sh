@@ -71,7 +71,7 @@ bench_metric() {
 }
 
 # bench_kernel_copy — measure the kernel's memcpy() BENCH_REPS times:
-# tests/bench/kcopy copies 4 KiB, 64 KiB and 1 MiB at a time, each between
+# tests/bench/kcopy copies 64 KiB and 1 MiB at a time, each between
 # two buffers of that size (perftest writes one buffer over and over), the
 # copy the loopback data path makes for an RDMA WRITE of that size, and
 # prints MB/s.

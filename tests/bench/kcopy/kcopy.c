@@ -50,7 +50,7 @@ out:
 
 static int __init kcopy_init(void)
 {
-	static const size_t sizes[] = { PAGE_SIZE, SZ_64K, SZ_1M };
+	static const size_t sizes[] = { SZ_64K, SZ_1M };
 	int i;
 
 	for (i = 0; i < ARRAY_SIZE(sizes); i++)
