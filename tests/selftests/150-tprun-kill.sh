@@ -15,15 +15,15 @@ verbs_setup
 long=(--synthetic "${TP_SHAPE[@]}" --seed 3 --tokens 5000 --slow-ms 20
 	--devices "$TBR_TEST_DEV" --json -v)
 
-# wait_grep FILE PATTERN COUNT SECS — until PATTERN is on COUNT lines.
+# wait_grep FILE PATTERN COUNT SECS — until PATTERN is on COUNT lines
+# (wait_for's poll); on a timeout, show the file.
+grep_count_at_least() {
+	local n
+	n=$(grep -c -- "$2" "$1" 2>/dev/null) || true
+	((${n:-0} >= $3))
+}
 wait_grep() {
-	local deadline=$((SECONDS + $4)) n
-	while ((SECONDS < deadline)); do
-		n=$(grep -c -- "$2" "$1" 2>/dev/null || true)
-		((n >= $3)) && return 0
-		sleep 0.2
-	done
-	echo "wait_grep: '$2' not $3 times in $1 after $4 s"
+	wait_for "grep_count_at_least '$1' '$2' $3" "$4" && return 0
 	cat "$1"
 	return 1
 }
