@@ -37,8 +37,8 @@ row() {
 	printf '%s: tbrdma %s, rxe %s\n' "$name" "$ours" "$theirs"
 }
 
-row "ib_write_bw 64 KiB (MB/s)" 4 ">=4" ib_write_bw -s 65536 -n 2000
-row "ib_write_bw 1 MiB (MB/s)" 4 ">=4" ib_write_bw -s 1048576 -n 200
+row "ib_write_bw 64 KiB (MiB/s)" 4 ">=4" ib_write_bw -s 65536 -n 2000
+row "ib_write_bw 1 MiB (MiB/s)" 4 ">=4" ib_write_bw -s 1048576 -n 200
 row "ib_write_lat 2 B (us)" 5 "<=0.5" ib_write_lat -s 2 -n 2000
 row "ib_send_lat 2 B (us)" 5 "<=0.5" ib_send_lat -s 2 -n 2000
 row "ib_read_lat 2 B (us)" 5 "<=0.5" ib_read_lat -s 2 -n 2000
@@ -47,11 +47,11 @@ echo
 echo "Loopback verbs, $(uname -r), $(nproc) vCPUs (TCG), medians of $BENCH_REPS runs"
 printf '%-28s %10s %10s %7s %8s %5s\n' metric tbrdma rxe ratio target met
 printf '%s\n' "${rows[@]}"
-echo "guest kernel memcpy() at the WRITE's size, between two buffers of that size (tests/bench/kcopy):"
+echo "guest kernel memcpy() at the WRITE's size, between two buffers of that size (tests/bench/kcopy), both in MB/s (10^6 bytes):"
 for size in "64 KiB:65536" "1 MiB:1048576"; do
 	label=${size%:*}
 	copy=$(bench_kernel_copy_mbs "${size#*:}")
-	bw=$(printf '%s\n' "${rows[@]}" | grep "ib_write_bw $label" | awk '{print $5}')
+	bw=$(mib_to_mb "$(printf '%s\n' "${rows[@]}" | grep "ib_write_bw $label" | awk '{print $5}')")
 	awk -v b="$bw" -v c="$copy" -v s="$label" 'BEGIN {
 		if (b !~ /^[0-9.]+$/ || c !~ /^[0-9]+$/ || c == 0) {
 			printf "ib_write_bw %s: not measured (target >= 95%% of memcpy): no\n", s; exit }

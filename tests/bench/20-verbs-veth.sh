@@ -122,12 +122,12 @@ rxe_slat=$(lat_median rxe ib_send_lat)
 tbr_wlat=$(lat_median tbv ib_write_lat)
 tbr_slat=$(lat_median tbv ib_send_lat)
 
-row "ib_write_bw 1 MiB (MB/s) vs rxe" "$tbr_bw" "$rxe_bw" ">=12"
+row "ib_write_bw 1 MiB (MiB/s) vs rxe" "$tbr_bw" "$rxe_bw" ">=12"
 row "ib_write_lat 2 B (us) vs rxe" "$tbr_wlat" "$rxe_wlat" "<=0.25"
 row "ib_send_lat 2 B (us) vs rxe" "$tbr_slat" "$rxe_slat" "<=0.5"
 row "ib_write_lat 2 B (us) vs TCP" "$tbr_wlat" "$tcp_lat" "<=1"
 row "ib_send_lat 2 B (us) vs TCP" "$tbr_slat" "$tcp_lat" "<=1"
-row "ib_write_bw 1 MiB vs TCP (MB/s)" "$tbr_bw" "$tcp_bw" ">=2"
+row "ib_write_bw 1 MiB vs TCP (MB/s)" "$(mib_to_mb "$tbr_bw")" "$tcp_bw" ">=2"
 
 echo
 echo "veth pair, $(uname -r), $(nproc) vCPUs (TCG), medians of $BENCH_REPS runs (latencies: of $LAT_ROUNDS rounds, the drivers taking turns)"
