@@ -280,11 +280,16 @@ static int tbr_tx_execute(struct tbr_qp *qp, struct tbrdma_send_wqe *wqe,
 		return TBR_TX_RNR_WAIT;
 	}
 	/*
-	 * An XRC receive QP is often connected last, by another process
-	 * (ibv_xsrq_pingpong's clients): on a network the request would be
-	 * resent after the ACK timeout, retry_cnt times; do the same here.
+	 * Nobody took the request: the QP is gone, not connected yet, or not
+	 * receiving.  On a network the request would go unanswered and be
+	 * resent after the ACK timeout, retry_cnt times, before the WQE
+	 * fails; do the same here.  An XRC receive QP is often connected
+	 * last, by another process (ibv_xsrq_pingpong's clients); a peer
+	 * that has finished may have destroyed the QP an extra message of
+	 * ibv_srq_pingpong's goes to, and the sender, still polling, must
+	 * not see that fail before it would on a wire.
 	 */
-	if (resp == TBR_RESP_NO_QP && qp->ibqp.qp_type == IB_QPT_XRC_INI) {
+	if (resp == TBR_RESP_NO_QP) {
 		tbr_sgl_put(&xfer->local);
 		return TBR_TX_ACK_WAIT;
 	}

@@ -124,11 +124,12 @@ static int bench_once(struct tp_ar *ar, size_t n, uint64_t *iter,
 /*
  * Before the first size: CONN_WARMUP untimed 256-byte all-reduces on the
  * fresh connections (osu_allreduce skips 200 iterations of a small
- * message). In the TCG guest a TCP run's first size was at times several
+ * message). In the TCG guest a TCP run's first size was often several
  * times slower than the same size later in the run (256 B: 0.9-1.2 ms
  * instead of 0.25; 256 KiB: 9.5-12 ms instead of 2.6-3.1) with the
- * per-size warm-up of 30 or 3 iterations, in 5 of 9 runs; with 200 of
- * them in 2 of 7; with 1000, in none of 8. Every transport gets the same.
+ * per-size warm-up of 30 or 3 iterations, in nearly every one of more
+ * than 20 runs that day; after 200 of these in 2 of 7; after 1000 in
+ * none of 9. Every transport gets the same.
  */
 #define CONN_WARMUP 1000
 
