@@ -110,7 +110,7 @@ fio_job() {
 		--offset="$off" --verify=crc32c --verify_fatal=1 --do_verify=1 \
 		--output="$TBRDMA_OUT/fio-$bs-$qd.log" >/dev/null 2>&1 ||
 		{ tail -n 20 "$TBRDMA_OUT/fio-$bs-$qd.log"; fail "fio bs=$bs iodepth=$qd"; }
-	grep -E "^  (write|read):" "$TBRDMA_OUT/fio-$bs-$qd.log" | sed "s/^/   bs=$bs qd=$qd /"
+	{ grep -E "^  (write|read):" "$TBRDMA_OUT/fio-$bs-$qd.log" || true; } | sed "s/^/   bs=$bs qd=$qd /"
 }
 # Past the dd data, which the reconnect below reads again.
 fio_job 4k 1 2M $((MB + 1))M
