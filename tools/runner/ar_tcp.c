@@ -195,17 +195,32 @@ static int tcp_put(struct tp_xport *x, int peer, size_t src_off,
 	return flush_out(t, peer);
 }
 
+static int wait_done(const struct tcp_x *t, int peer, uint64_t count,
+		     int par)
+{
+	return peer >= 0 ? t->p[peer].recvd >= count : t->outstanding[par] == 0;
+}
+
+/*
+ * As the RDMA transport waits: no clock reading when the wait is over at
+ * the first look (a send that went out whole), one per round after that.
+ */
 static int wait_for(struct tcp_x *t, int peer, uint64_t count, int par)
 {
-	uint64_t now = tp_now_ns();
-	uint64_t deadline = now + (uint64_t)t->x.timeout_ms * 1000000u;
-	uint64_t spin_end = now + (uint64_t)t->spin_us * 1000u;
+	uint64_t now, deadline, spin_end;
 
+	if (wait_done(t, peer, count, par))
+		return 0;
+	now = tp_now_ns();
+	deadline = now + (uint64_t)t->x.timeout_ms * 1000000u;
+	spin_end = now + (uint64_t)t->spin_us * 1000u;
 	for (;;) {
-		if (peer >= 0 ? t->p[peer].recvd >= count :
-		    t->outstanding[par] == 0)
+		if (progress(t, now < spin_end ? 0 : 100))
+			return -1;
+		if (wait_done(t, peer, count, par))
 			return 0;
-		if (tp_now_ns() > deadline) {
+		now = tp_now_ns();
+		if (now > deadline) {
 			if (peer >= 0)
 				tp_err("TCP: no data from rank %d (%s) for %d ms",
 				       peer, t->p[peer].name, t->x.timeout_ms);
@@ -214,8 +229,6 @@ static int wait_for(struct tcp_x *t, int peer, uint64_t count, int par)
 				       t->x.timeout_ms);
 			return -1;
 		}
-		if (progress(t, tp_now_ns() < spin_end ? 0 : 100))
-			return -1;
 	}
 }
 
