@@ -83,11 +83,15 @@ run_path lo2 "${lo2[@]}"
 run_path lo4 "${lo4[@]}"
 run_path veth "${veth[@]}"
 
-# med FILE BYTES COLUMN -> the median over the rounds ("failed" if any failed)
-med() {
-	awk -v b="$2" -v c="$3" '$1 == b { print $c } $2 == "failed" { print "failed" }' "$1" |
-		sort -g | awk '{ v[NR] = $1 } /failed/ { f = 1 } END { if (f || !NR) print "failed"; else print v[int((NR + 1) / 2)] }'
+# rounds FILE BYTES COLUMN -> that column of BYTES' line, one per round in
+# round order ("failed" for a round whose run failed)
+rounds() { awk -v b="$2" -v c="$3" '$1 == b { print $c } $2 == "failed" { print "failed" }' "$1"; }
+# The median of the values on stdin; "failed" if any is, or if there are none.
+median_rounds() {
+	sort -g | awk '{ v[NR] = $1 } /failed/ { f = 1 } END { if (f || !NR) print "failed"; else print v[int((NR + 1) / 2)] }'
 }
+# med FILE BYTES COLUMN -> the median over the rounds ("failed" if any failed)
+med() { rounds "$@" | median_rounds; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%.2f", a / b; else print "n/a" }'; }
 # round_ratio TCP_FILE TBR_FILE BYTES -> the median over the rounds of each
 # round's TCP / tbrdma (the k-th line of BYTES in each file is round k).
@@ -95,11 +99,9 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%
 # and slow in the next (TCP's blocking 256 B was, 44 or 172 us) can make
 # that ratio say more than any round did.
 round_ratio() {
-	paste <(awk -v b="$3" '$1 == b || $2 == "failed" { print $2 }' "$1") \
-		<(awk -v b="$3" '$1 == b || $2 == "failed" { print $2 }' "$2") |
+	paste <(rounds "$1" "$3" 2) <(rounds "$2" "$3" 2) |
 		awk '{ if ($1 + 0 > 0 && $2 + 0 > 0) print $1 / $2; else print "failed" }' |
-		sort -g | awk '{ v[NR] = $1 } /failed/ { f = 1 }
-			END { if (f || !NR) print "n/a"; else printf "%.2f", v[int((NR + 1) / 2)] }'
+		median_rounds | awk '{ if ($1 ~ /^[0-9.]+$/) printf "%.2f", $1; else print "n/a" }'
 }
 # met RATIO ROUND_RATIO TARGET: both must reach it
 met() { awk -v r="$1" -v q="$2" -v t="$3" 'BEGIN { if (t == "") print ""; else if (r !~ /^[0-9.]+$/ || q !~ /^[0-9.]+$/) print "no"; else print (r >= t && q >= t ? "yes" : "no") }'; }
