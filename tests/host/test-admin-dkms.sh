@@ -29,6 +29,9 @@ arch=$(uname -m)
 # dkms signs modules on Debian, generating its key under /var/lib/dkms
 # unless told where: keep it here.
 export mok_signing_key=$tmp/mok.key mok_certificate=$tmp/mok.pub
+# dkms looks for sign-file in the host's kbuild package; the 6.1 headers
+# here are the kernel cache's (tools/kernel-cache.sh), which has its own.
+export sign_file=$kdir/scripts/sign-file
 mkdir -p "$tree"
 dkms=(dkms --dkmstree "$tree" --sourcetree "$src")
 system_state() { ls -d /var/lib/dkms/tbrdma /var/lib/dkms/mok.key /usr/src/tbrdma-* 2>/dev/null; }
