@@ -267,6 +267,34 @@ dkms-remove:
 	-dkms remove tbrdma/$(VERSION) --all
 	rm -rf /usr/src/tbrdma-$(VERSION)
 
+# Debian packages (Documentation/admin-guide.md): tbrdma-dkms (the module's
+# sources, built by DKMS on the user's machine), tbrdma-provider (the
+# libibverbs provider where libibverbs finds it, with its .driver file) and
+# tbrdma-tools (tbrdma(8), tprun(1)), version from dkms.conf.  Built with
+# dpkg-buildpackage from a copy of the tree's sources in $(DEB_DIR), where
+# tools/debian becomes debian/; then lintian, which must find no error
+# and no warning.
+DEB_DIR = $(BUILD)/deb
+DEB_SRC = $(DEB_DIR)/tbrdma-$(VERSION)
+.PHONY: deb
+deb:
+	@test -n "$(VERSION)" || { echo "no PACKAGE_VERSION in dkms.conf" >&2; exit 1; }
+	rm -rf $(DEB_DIR)
+	mkdir -p $(DEB_SRC)
+	git ls-files -z --cached --others --exclude-standard -- Makefile Kbuild \
+		dkms.conf kmod uapi provider tools Documentation | \
+		xargs -0 cp --parents -t $(DEB_SRC)
+	mv $(DEB_SRC)/tools/debian $(DEB_SRC)/debian
+	sed -i 's/#VERSION#/$(VERSION)/g' $(DEB_SRC)/debian/*.postinst $(DEB_SRC)/debian/*.prerm
+	printf '%s\n' "tbrdma ($(VERSION)) unstable; urgency=medium" "" \
+		"  * Built from the tbrdma tree at $$(git describe --always --dirty 2>/dev/null || echo unknown)." "" \
+		" -- tbrdma developers <tbrdma@example.org>  $$(git log -1 --format=%aD 2>/dev/null || date -R)" \
+		>$(DEB_SRC)/debian/changelog
+	cd $(DEB_SRC) && dpkg-buildpackage -b -us -uc >../build.log 2>&1 || \
+		{ tail -40 ../build.log; exit 1; }
+	lintian --fail-on error,warning $(DEB_DIR)/tbrdma_$(VERSION)_*.changes
+	@ls $(DEB_DIR)/*.deb
+
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	rm -f $(BUILD)/.module-*
