@@ -264,7 +264,30 @@ static uint64_t token_hash(const struct tp_result *r)
 /* More ranks on this machine than it has CPUs. */
 int tp_oversubscribed(const struct tp_opts *o)
 {
-	return (o->local ? o->nranks : 1) > sysconf(_SC_NPROCESSORS_ONLN);
+	int here = o->local ? o->nranks : o->local_size ? o->local_size : 1;
+
+	return here > sysconf(_SC_NPROCESSORS_ONLN);
+}
+
+/*
+ * --rendezvous: learn the other ranks' endpoints (o->peers) and get our
+ * listening socket, checking world size and model file on the way.
+ */
+static int meet_at_rendezvous(struct tp_opts *o)
+{
+	struct tp_rdv_reg q = {
+		.addr = o->rendezvous, .listen_host = o->listen_host,
+		.rank = o->rank, .nranks = o->nranks,
+		.timeout_ms = o->connect_timeout_ms,
+	};
+	char err[600];
+
+	if (o->model && gguf_fingerprint(o->model, &q.model_size,
+					 &q.model_hash, err, sizeof(err))) {
+		tp_err("%s", err);
+		return -1;
+	}
+	return tp_rdv_register(&q, &o->peers, &o->listen_fd);
 }
 
 int tp_spin_us(const struct tp_opts *o)
@@ -365,10 +388,16 @@ int tp_rank_main(struct tp_opts *o)
 	o->rank = me;
 	if (multi)
 		tp_log_rank = me;
-	if (tp_opts_device(o, me, o->device, sizeof(o->device))) {
-		tp_err("--devices %s has no device for rank %d", o->devices, me);
+	/* under a launcher the ranks of one host share its device list */
+	if (tp_opts_device(o, o->local_rank >= 0 ? o->local_rank : me,
+			   o->device, sizeof(o->device))) {
+		tp_err("--devices %s has no device for %s rank %d", o->devices,
+		       o->local_rank >= 0 ? "local" : "",
+		       o->local_rank >= 0 ? o->local_rank : me);
 		return TP_EXIT_USAGE;
 	}
+	if (multi && o->rendezvous && meet_at_rendezvous(o))
+		return TP_EXIT_FAIL;
 	if (o->bench_ar)
 		return tp_bench_rank(o);
 	if (o->serve)
