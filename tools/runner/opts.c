@@ -488,11 +488,11 @@ uint64_t tp_opts_hash(const struct tp_opts *o, const struct tp_weights *w)
 		w = &none;
 
 	snprintf(s, sizeof(s),
-		 "n%d tr%d synth%d seed%llu wt%d mapped%zu dim%d l%d h%d kv%d hd%d rot%d ffn%d v%d eps%a rope%a "
+		 "n%d tr%d synth%d seed%llu wt%d file%zu dim%d l%d h%d kv%d hd%d rot%d ffn%d v%d eps%a rope%a "
 		 "tok%d plen%d batch%d temp%a topp%a ss%llu algo%d rmin%ld cmp%d "
 		 "bench%d iters%d warm%d chat%d serve%d ctx%d",
 		 o->nranks, o->transport, o->synthetic,
-		 (unsigned long long)o->seed, w->wtype, w->map_len,
+		 (unsigned long long)o->seed, w->wtype, w->file_size,
 		 w->cfg.dim, w->cfg.layers, w->cfg.heads, w->cfg.kv_heads,
 		 w->cfg.head_dim, w->cfg.rot_dim, w->cfg.ffn, w->cfg.vocab,
 		 (double)w->cfg.eps, (double)w->cfg.rope_base, o->tokens,

@@ -24,6 +24,7 @@
 static int load(const struct tp_opts *o, int rank, int nranks,
 		struct tp_weights *w)
 {
+	uint64_t t0 = tp_now_ns();
 	char err[600];
 	int r;
 
@@ -34,6 +35,8 @@ static int load(const struct tp_opts *o, int rank, int nranks,
 				     err, sizeof(err));
 	if (r)
 		tp_err("%s", err);
+	else
+		w->load_s = (double)(tp_now_ns() - t0) / 1e9;
 	return r;
 }
 
@@ -220,6 +223,9 @@ static int generate(const struct tp_opts *o, const struct tp_weights *w,
 		text_token(&txt, tok);
 	t2 = tp_now_ns();
 	tp_info("%s: done", res->transport);
+	res->mem = tp_calloc((size_t)res->nranks, sizeof(*res->mem));
+	if (tp_gather_memory(arp, w, res->mem))
+		goto out;
 	memcpy(res->logits, m.logits, (size_t)w->cfg.vocab * sizeof(float));
 	res->ntok = k;
 	text_end(&txt, res);
@@ -246,6 +252,7 @@ static void result_free(struct tp_result *r)
 	free(r->tokens);
 	free(r->text);
 	free(r->logits);
+	free(r->mem);
 	tp_ar_stats_free(&r->st[0]);
 	tp_ar_stats_free(&r->st[1]);
 	memset(r, 0, sizeof(*r));
@@ -404,6 +411,8 @@ int tp_rank_main(struct tp_opts *o)
 		return tp_serve_rank(o);
 	if (load(o, me, N, &w))
 		return TP_EXIT_FAIL;
+	tp_info("loaded %.1f MiB of weights in %.3f s", w.owned_bytes / 1048576.0,
+		w.load_s);
 	if (o->prompt_text) {
 		if (text_prompt(o, &w, &tok)) {
 			tp_weights_free(&w);
