@@ -398,8 +398,8 @@ int tp_rank_main(struct tp_opts *o)
 	/* under a launcher the ranks of one host share its device list */
 	if (tp_opts_device(o, o->local_rank >= 0 ? o->local_rank : me,
 			   o->device, sizeof(o->device))) {
-		tp_err("--devices %s has no device for %s rank %d", o->devices,
-		       o->local_rank >= 0 ? "local" : "",
+		tp_err("--devices %s has no device for %srank %d", o->devices,
+		       o->local_rank >= 0 ? "local " : "",
 		       o->local_rank >= 0 ? o->local_rank : me);
 		return TP_EXIT_USAGE;
 	}
