@@ -115,10 +115,10 @@ static int refuse(struct registry *g, const struct reg *r, const char *from)
 {
 	const struct tp_rdv_reg *q = g->q;
 
-	if (r->magic != REG_MAGIC || r->version != REG_VERSION)
+	if (r->version != REG_VERSION)
 		snprintf(g->text, sizeof(g->text),
-			 "a connection from %s is not a tprun rank of this version",
-			 from);
+			 "rank %u (%s) runs another version of tprun (registration version %u, ours %d)",
+			 r->rank, from, r->version, REG_VERSION);
 	else if (r->nranks != (uint32_t)q->nranks)
 		snprintf(g->text, sizeof(g->text),
 			 "world sizes disagree: rank %u (%s) was started as one of %u ranks, rank 0 as one of %d",
@@ -288,6 +288,12 @@ static int rank0(const struct tp_rdv_reg *q, const struct tp_peer_addr *me,
 			continue;
 		}
 		reg_decode(b, &r);
+		if (r.magic != REG_MAGIC) {	/* not tprun: not our business */
+			tp_info("rendezvous: ignoring a connection from %s (not a tprun rank)",
+				from);
+			close(fd);
+			continue;
+		}
 		if (refuse(g, &r, from)) {
 			fail_all(g, fd, tp_now_ns() + HELLO_NS);
 			close(rfd);
