@@ -6,7 +6,7 @@
 # Documentation/runner.md. Also: the JSON fields the interface promises,
 # auto choosing mesh for small and ring for large messages, and a GGUF
 # export computing the very bits of the synthetic weights, and --compare
-# reporting the baselines.
+# reporting the baselines; mpirun -np 2 with --rendezvous over RDMA.
 # Device: TBR_TEST_DEV (lib-verbs.sh), tbrdma loopback by default.
 # timeout: 420
 source "$(dirname "$0")/lib.sh"
@@ -103,6 +103,23 @@ tp_run f32-export "${TP_SHAPE[@]}" --seed 11 --export-gguf "$TBRDMA_OUT/f32.gguf
 a=$(tp_field "$ref" logits_checksum) b=$(tp_field "$TBRDMA_OUT/f32-gguf.json" logits_checksum)
 echo "logits checksum: synthetic $a, f32 GGUF $b"
 [[ -n $a && $a == "$b" ]] || failed+=("f32 GGUF bits")
+
+# Started by Open MPI's mpirun, meeting at one --rendezvous address, over
+# RDMA: one 2-rank job with the bits of --local 2 (mesh in both).
+mpi=$TBRDMA_OUT/mpirun-2.json
+if ! command -v mpirun >/dev/null; then
+	echo "mpirun: not installed, skipped"
+elif timeout 120 mpirun --allow-run-as-root --oversubscribe -np 2 "$TPRUN" \
+		--rendezvous 127.0.0.1:29533 --transport rdma --devices "$TBR_TEST_DEV" \
+		--synthetic "${TP_SHAPE[@]}" "${gen[@]}" >"$mpi" 2>"$TBRDMA_OUT/mpirun-2.err" &&
+	[[ $(tp_field "$mpi" ranks) == 2 && $(tp_field "$mpi" transport) == '"rdma"' ]] &&
+	tp_compare mpirun-2 "$ref" "$mpi" &&
+	[[ $(tp_field "$mpi" logits_checksum) == "$(tp_field "$TBRDMA_OUT/synthetic-2-mesh.json" logits_checksum)" ]]; then
+	echo "mpirun -np 2 --rendezvous over RDMA: the bits of --local 2"
+else
+	cat "$TBRDMA_OUT/mpirun-2.err"
+	failed+=("mpirun -np 2")
+fi
 
 after=$(verbs_resources)
 [[ $after == "$before" ]] || failed+=("objects left on the device: $after")

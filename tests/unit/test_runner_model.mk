@@ -3,7 +3,7 @@
 # the in-process transport (mesh and ring), synthetic and GGUF weights.
 RUNNER_DIR := $(TOP)/tools/runner
 test_runner_model_SRCS   := $(addprefix $(RUNNER_DIR)/,model.c math.c util.c \
-			    weights_synth.c weights_gguf.c gguf.c gguf_write.c \
+			    weights_synth.c weights_gguf.c vocab.c gguf.c gguf_write.c \
 			    export.c allreduce.c ar_loop.c sample.c \
 			    tokenizer.c tok_load.c tok_pre.c tok_synth.c quant.c)
 test_runner_model_CFLAGS := -I$(RUNNER_DIR) -ffp-contract=off -D_GNU_SOURCE -pthread

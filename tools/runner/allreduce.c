@@ -112,6 +112,7 @@ void tp_ar_free(struct tp_ar *ar)
 {
 	tp_ar_stats_free(&ar->st[0]);
 	tp_ar_stats_free(&ar->st[1]);
+	tp_ar_stats_free(&ar->st[2]);
 }
 
 /* The send buffer's mesh half PAR: this rank's vector of the call. */

@@ -95,11 +95,13 @@ struct tp_ar {
 	uint64_t expect[TP_MAX_RANKS];
 	int phase;		/* which st[] the calls are counted in */
 	int same_clock;		/* the ranks' tp_now_ns() compare (--local) */
-	struct tp_ar_stats st[2];
+	struct tp_ar_stats st[3];
 };
 
 #define TP_PHASE_PREFILL 0
 #define TP_PHASE_DECODE 1
+/* calls outside the layers (the logits gather): counted apart */
+#define TP_PHASE_AUX 2
 
 /* The buffer sizes a transport must provide for these parameters. */
 void tp_ar_sizes(int nranks, enum tp_algo algo, size_t max_floats,

@@ -530,3 +530,21 @@ const struct gguf_tensor *gguf_find_tensor(const struct gguf *g,
 			return &g->t[i];
 	return NULL;
 }
+
+int gguf_fingerprint(const char *path, uint64_t *size, uint64_t *hash,
+		     char *err, size_t errlen)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	struct gguf g;
+	size_t i, end;
+
+	if (gguf_open(&g, path, err, errlen))
+		return -1;
+	end = g.data_off < g.size ? g.data_off : g.size;
+	for (i = 0; i < end; i++)
+		h = (h ^ g.base[i]) * 0x100000001b3ull;
+	*size = g.size;
+	*hash = h;
+	gguf_close(&g);
+	return 0;
+}

@@ -74,6 +74,14 @@ void gguf_close(struct gguf *g);
 /* Keep the mapping (the caller munmaps g->map later); free the rest. */
 void gguf_release(struct gguf *g);
 
+/*
+ * What ranks compare to know they load the same file without reading it
+ * all: its size and a hash (FNV-1a) of its header (metadata and tensor
+ * table, up to the data). 0, or -1 and ERR.
+ */
+int gguf_fingerprint(const char *path, uint64_t *size, uint64_t *hash,
+		     char *err, size_t errlen);
+
 const char *gguf_ggml_type_name(uint32_t type);	/* "q4_K", or NULL */
 
 const struct gguf_kv *gguf_find_kv(const struct gguf *g, const char *key);

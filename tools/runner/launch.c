@@ -32,18 +32,6 @@ static void on_signal(int sig)
 	got_signal = sig;
 }
 
-static int port_of(int fd)
-{
-	struct sockaddr_storage ss;
-	socklen_t len = sizeof(ss);
-
-	if (getsockname(fd, (struct sockaddr *)&ss, &len))
-		return -1;
-	if (ss.ss_family == AF_INET)
-		return ntohs(((struct sockaddr_in *)&ss)->sin_port);
-	return ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
-}
-
 /*
  * The IPv4 address of DEV's netdev: its port's first IPv4-mapped GID
  * (::ffff:a.b.c.d), or 127.0.0.1 when it has none (an InfiniBand port, a
@@ -119,7 +107,7 @@ int tp_launch_local(struct tp_opts *o)
 			return TP_EXIT_FAIL;
 		}
 		tp_appendf(peers, cap, &pos, "%s%s:%d", i ? "," : "", ip,
-			   port_of(lfd[i]));
+			   tp_sock_port(lfd[i]));
 	}
 	o->peers = peers;
 	fflush(stdout);

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
+#include <unistd.h>
 
 #include "allreduce.h"
 #include "model.h"
@@ -90,6 +90,7 @@ void *tp_weights_alloc(struct tp_weights *w, size_t bytes)
 	}
 	p = tp_alloc_pages(bytes);
 	w->owned[w->nowned++] = p;
+	w->owned_bytes += bytes;
 	return p;
 }
 
@@ -101,8 +102,8 @@ void tp_weights_free(struct tp_weights *w)
 		free(w->owned[i]);
 	free(w->owned);
 	free(w->layer);
-	if (w->map)
-		munmap(w->map, w->map_len);
+	if (w->embd.fd > 0)
+		close(w->embd.fd);
 	memset(w, 0, sizeof(*w));
 }
 
@@ -280,9 +281,8 @@ int tp_forward(struct tp_model *m, const int *tokens, int n, int pos,
 			       tokens[t], c->vocab);
 			return -1;
 		}
-		tp_row_to_f32(w->tok_embd.type, tp_mat_row(&w->tok_embd,
-							   tokens[t]),
-			      m->x + (size_t)t * dim, (size_t)dim);
+		if (tp_embed_row(w, tokens[t], m->x + (size_t)t * dim))
+			return -1;
 	}
 	for (l = 0; l < c->layers; l++) {
 		const struct tp_layer *L = &w->layer[l];
@@ -338,6 +338,5 @@ int tp_forward(struct tp_model *m, const int *tokens, int n, int pos,
 	}
 	tp_rmsnorm(m->xb, m->x + (size_t)(n - 1) * dim, w->out_norm, dim,
 		   c->eps);
-	tp_matmul(m->logits, m->xb, &w->output, 1);
-	return 0;
+	return tp_head_logits(m, ar);
 }

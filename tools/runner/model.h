@@ -50,6 +50,7 @@ struct tp_shard {
 	int q0, q1;	/* query heads */
 	int kv0, kv1;	/* K/V heads those query heads read */
 	int f0, f1;	/* MLP columns */
+	int v0, v1;	/* output head rows (vocabulary entries) */
 };
 
 /* Balanced split of TOTAL into PARTS: begin of part I is TOTAL*I/PARTS. */
@@ -64,6 +65,10 @@ void tp_shard_plan(const struct tp_config *c, int rank, int nranks,
 void tp_shard_plan_unit(const struct tp_config *c, int rank, int nranks,
 			int unit, struct tp_shard *s);
 
+/* The output head's rows of RANK (sh.v0, sh.v1): a balanced split. */
+void tp_split_vocab(const struct tp_config *c, int rank, int nranks,
+		    struct tp_shard *s);
+
 struct tp_layer {
 	const float *attn_norm, *ffn_norm;	/* dim */
 	const float *bq, *bk, *bv;	/* Qwen2's biases (local rows), or NULL */
@@ -73,11 +78,24 @@ struct tp_layer {
 	struct tp_mat wdown;		/* dim x local MLP columns */
 };
 
+/*
+ * Where the token embedding's rows come from. No rank holds the table
+ * (vocab x dim, as large as a layer or two): a row is read from the
+ * file (or computed, for synthetic weights) per token.
+ */
+struct tp_embed {
+	enum tp_type type;
+	size_t row_bytes;
+	int fd;			/* the GGUF file (0: synthetic) */
+	long long off;		/* the table's offset in it */
+	uint64_t seed;		/* synthetic weights: their seed */
+};
+
 struct tp_weights {
 	struct tp_config cfg;
 	struct tp_shard sh;
-	struct tp_mat tok_embd;		/* vocab x dim, whole */
-	struct tp_mat output;		/* vocab x dim, whole (maybe tok_embd) */
+	struct tp_embed embd;
+	struct tp_mat output;		/* rows sh.v0..v1 of the output head */
 	const float *out_norm;
 	const float *rope_freqs;	/* rot_dim / 2 divisors (Llama 3), or NULL */
 	struct tp_layer *layer;
@@ -86,8 +104,9 @@ struct tp_weights {
 	/* memory this shard owns, freed by tp_weights_free() */
 	void **owned;
 	int nowned, capowned;
-	void *map;			/* a memory-mapped file, or NULL */
-	size_t map_len;
+	size_t owned_bytes;		/* what the rank holds of the model */
+	size_t file_size;		/* of the GGUF file (0: synthetic) */
+	double load_s;			/* how long loading took */
 };
 
 void *tp_weights_alloc(struct tp_weights *w, size_t bytes);
@@ -111,11 +130,27 @@ enum tp_tensor_id {
 float tp_synth_value(const struct tp_config *c, uint64_t seed, int tensor,
 		     int layer, long row, long col);
 
-/* GGUF weights (weights_gguf.c): memory-mapped, only the shard is read. */
+/*
+ * GGUF weights (weights_gguf.c): only the shard is read, by ranges of
+ * the file, into memory of the rank's own; nothing else of the file is
+ * mapped but its header while it is parsed.
+ */
 int tp_weights_gguf(struct tp_weights *w, const char *path, int rank,
 		    int nranks, char *err, size_t errlen);
 
 struct tp_ar;
+struct tp_model;
+
+/*
+ * The vocabulary ends of the model (vocab.c). The embedding row of TOKEN
+ * as DIM floats: 0, or -1 (reported: the file could not be read).
+ */
+int tp_embed_row(const struct tp_weights *w, int token, float *out);
+/*
+ * m->logits (every entry, on every rank) from m->xb: each rank computes
+ * its rows of the output head, the others' come over AR (NULL: one rank).
+ */
+int tp_head_logits(struct tp_model *m, struct tp_ar *ar);
 
 struct tp_model {
 	const struct tp_weights *w;

@@ -18,9 +18,14 @@ static const char usage[] =
 "  --local N                run N ranks on this machine (one process each)\n"
 "  --rank R --peers H:P,... be rank R of a run over several hosts; entry R\n"
 "                           of --peers is this rank's own listening port\n"
-"  (neither)                one rank, no communication\n"
+"  --rendezvous HOST:PORT   meet the other ranks there (rank 0 listens on it);\n"
+"                           rank and world size from mpirun or srun (or\n"
+"                           MASTER_ADDR/MASTER_PORT for the address), or\n"
+"    --rank R --world N     given by hand\n"
+"  (none)                   one rank, no communication\n"
 "  --listen ADDR            address to listen on (default: all)\n"
-"  -d, --devices DEV[,DEV]  RDMA device(s); rank i uses the i-th, or the only one\n"
+"  -d, --devices DEV[,DEV]  RDMA device(s); rank i (the local rank under a\n"
+"                           launcher) uses the i-th, or the only one\n"
 "  --ib-port N              device port (1)\n"
 "  --gid-index N            GID index (default: the IPv4-mapped GID)\n"
 "  --transport rdma|tcp     all-reduce transport (rdma)\n"
@@ -180,12 +185,13 @@ enum {
 	O_PLEN, O_PIDS, O_TEMP, O_TOPP, O_SSEED, O_BATCH, O_ALGO, O_RINGMIN,
 	O_SPIN, O_TIMEOUT, O_PTIMEOUT, O_CTIMEOUT, O_JSON, O_LOGITS, O_COMPARE,
 	O_SLOW, O_TCPSPIN, O_BENCH, O_SIZES, O_ITERS, O_WARMUP, O_PTEXT,
-	O_CHAT, O_SYSTEM, O_HTTP, O_CTX,
+	O_CHAT, O_SYSTEM, O_HTTP, O_CTX, O_RENDEZVOUS, O_WORLD,
 };
 
 static const struct option longopts[] = {
 	{ "local", 1, NULL, O_LOCAL }, { "rank", 1, NULL, O_RANK },
 	{ "peers", 1, NULL, O_PEERS }, { "listen", 1, NULL, O_LISTEN },
+	{ "rendezvous", 1, NULL, O_RENDEZVOUS }, { "world", 1, NULL, O_WORLD },
 	{ "devices", 1, NULL, 'd' }, { "device", 1, NULL, 'd' },
 	{ "ib-port", 1, NULL, O_IBPORT }, { "gid-index", 1, NULL, O_GID },
 	{ "transport", 1, NULL, O_TRANSPORT },
@@ -216,6 +222,47 @@ static const struct option longopts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
+/*
+ * --rendezvous (or MASTER_ADDR and MASTER_PORT, as torchrun sets them):
+ * the rank and world size come from --rank/--world or the launcher.
+ */
+static void launcher_opts(struct tp_opts *o)
+{
+	const char *ma = getenv("MASTER_ADDR"), *mp = getenv("MASTER_PORT");
+	int from_env = 0;
+
+	if (!o->rendezvous && !o->local && !o->peers && o->rank < 0 && ma &&
+	    *ma && mp && *mp) {
+		size_t len = strlen(ma) + strlen(mp) + 4;
+
+		o->rendezvous = tp_calloc(len, 1);
+		snprintf(o->rendezvous, len, strchr(ma, ':') ? "[%s]:%s" :
+			 "%s:%s", ma, mp);
+		from_env = 1;
+	}
+	if (tp_opts_launcher_env(o))
+		exit(TP_EXIT_USAGE);
+	if (!o->rendezvous)
+		return;
+	if (o->rank < 0) {
+		if (from_env) {	/* MASTER_ADDR alone does not make a job */
+			o->rendezvous = NULL;
+			return;
+		}
+		bad("--rendezvous %s: which rank is this? Start it under mpirun or srun, or give --rank R --world N",
+		    o->rendezvous);
+	}
+	if (!o->world)
+		bad("%s", "--rank with --rendezvous needs --world N (the number of ranks)");
+	if (o->rank >= o->world) {
+		char r[40];
+
+		snprintf(r, sizeof(r), "%d of --world %d", o->rank, o->world);
+		bad("--rank %s: ranks count from 0", r);
+	}
+	o->nranks = o->world;
+}
+
 void tp_opts_parse(struct tp_opts *o, int argc, char **argv)
 {
 	int c, head_dim = 0, sseed = 0, shape = 0;
@@ -231,6 +278,7 @@ void tp_opts_parse(struct tp_opts *o, int argc, char **argv)
 	o->ctx = 2048;
 	o->nranks = 1;
 	o->listen_fd = -1;
+	o->local_rank = -1;
 	o->ib_port = 1;
 	o->gid_index = -1;
 	o->seed = 1;
@@ -257,6 +305,8 @@ void tp_opts_parse(struct tp_opts *o, int argc, char **argv)
 		case O_LOCAL: o->local = (int)num(optarg, 1, TP_MAX_RANKS, "--local"); break;
 		case O_RANK: o->rank = (int)num(optarg, 0, TP_MAX_RANKS - 1, "--rank"); break;
 		case O_PEERS: o->peers = optarg; break;
+		case O_RENDEZVOUS: o->rendezvous = optarg; break;
+		case O_WORLD: o->world = (int)num(optarg, 1, TP_MAX_RANKS, "--world"); break;
 		case O_LISTEN: o->listen_host = optarg; break;
 		case 'd': o->devices = optarg; break;
 		case O_IBPORT: o->ib_port = (int)num(optarg, 1, 255, "--ib-port"); break;
@@ -366,10 +416,17 @@ void tp_opts_parse(struct tp_opts *o, int argc, char **argv)
 	o->cfg.rot_dim = o->cfg.head_dim;
 	if (!sseed)
 		o->sample_seed = o->seed;
-	if (o->local && (o->rank >= 0 || o->peers))
-		bad("%s", "--local runs every rank itself: leave --rank and --peers out");
-	if ((o->rank >= 0) != !!o->peers)
-		bad("%s", "--rank and --peers go together");
+	if (o->local && (o->rank >= 0 || o->peers || o->rendezvous))
+		bad("%s", "--local runs every rank itself: leave --rank, --peers and --rendezvous out");
+	if (o->peers && o->rendezvous)
+		bad("%s", "--peers and --rendezvous exclude each other (the rendezvous hands out the peers)");
+	if (o->peers && o->rank < 0)
+		bad("%s", "--peers needs --rank");
+	if (o->world && !o->rendezvous)
+		bad("%s", "--world goes with --rendezvous (--peers and --local count the ranks)");
+	launcher_opts(o);
+	if (o->rank >= 0 && !o->peers && !o->rendezvous)
+		bad("%s", "--rank goes with --peers or --rendezvous");
 	if (o->local)
 		o->nranks = o->local;
 	if (o->peers) {
@@ -387,7 +444,7 @@ void tp_opts_parse(struct tp_opts *o, int argc, char **argv)
 		}
 	}
 	if (o->transport == TP_TR_RDMA && !o->devices &&
-	    (o->local > 1 || o->peers))
+	    (o->local > 1 || o->peers || o->nranks > 1))
 		bad("%s", "an RDMA run needs -d/--devices (or --transport tcp)");
 }
 
@@ -431,11 +488,11 @@ uint64_t tp_opts_hash(const struct tp_opts *o, const struct tp_weights *w)
 		w = &none;
 
 	snprintf(s, sizeof(s),
-		 "n%d tr%d synth%d seed%llu wt%d mapped%zu dim%d l%d h%d kv%d hd%d rot%d ffn%d v%d eps%a rope%a "
+		 "n%d tr%d synth%d seed%llu wt%d file%zu dim%d l%d h%d kv%d hd%d rot%d ffn%d v%d eps%a rope%a "
 		 "tok%d plen%d batch%d temp%a topp%a ss%llu algo%d rmin%ld cmp%d "
 		 "bench%d iters%d warm%d chat%d serve%d ctx%d",
 		 o->nranks, o->transport, o->synthetic,
-		 (unsigned long long)o->seed, w->wtype, w->map_len,
+		 (unsigned long long)o->seed, w->wtype, w->file_size,
 		 w->cfg.dim, w->cfg.layers, w->cfg.heads, w->cfg.kv_heads,
 		 w->cfg.head_dim, w->cfg.rot_dim, w->cfg.ffn, w->cfg.vocab,
 		 (double)w->cfg.eps, (double)w->cfg.rope_base, o->tokens,

@@ -15,6 +15,11 @@ struct tp_opts {
 	int local;		/* --local N: N ranks on this machine */
 	int rank, nranks;	/* --rank, and the length of --peers */
 	char *peers;
+	char *rendezvous;	/* HOST:PORT where the ranks meet (rank 0's) */
+	int world;		/* --world, or the launcher's world size */
+	int local_rank;		/* the launcher's, or -1: picks the device */
+	int local_size;		/* ranks on this host per the launcher, or 0 */
+	const char *launcher;	/* "mpirun", "srun", ...: rank came from env */
 	char *listen_host;
 	int listen_fd;		/* set by the local launcher */
 	char *devices;		/* comma-separated; rank i takes the i-th */
@@ -58,6 +63,12 @@ struct tp_opts {
 
 /* Parse argv; exits with 2 and a message on bad usage. */
 void tp_opts_parse(struct tp_opts *o, int argc, char **argv);
+/*
+ * Rank, world size and local rank from a launcher's environment (Open
+ * MPI's mpirun, Slurm's srun, PMI, RANK/WORLD_SIZE) when o->rendezvous is
+ * set and --rank is not (launch_env.c). 0, or -1 (reported).
+ */
+int tp_opts_launcher_env(struct tp_opts *o);
 /* Rank I's device (the I-th of --devices, or the only one). */
 int tp_opts_device(const struct tp_opts *o, int i, char *out, int len);
 /* The hash every rank must agree on (model, shape, flags; W is NULL for

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
+#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -104,7 +105,7 @@ int tp_listen(const char *host, const char *port, char *err, size_t errlen)
 	return fd;
 }
 
-static int wait_fd(int fd, short ev, uint64_t deadline)
+int tp_wait_fd(int fd, short ev, uint64_t deadline)
 {
 	for (;;) {
 		struct pollfd p = { .fd = fd, .events = ev };
@@ -141,7 +142,7 @@ int tp_read_full(int fd, void *buf, size_t len, uint64_t deadline)
 		}
 		if (errno != EAGAIN && errno != EINTR)
 			return -1;
-		if (wait_fd(fd, POLLIN, deadline))
+		if (tp_wait_fd(fd, POLLIN, deadline))
 			return -1;
 	}
 	return 0;
@@ -161,7 +162,7 @@ int tp_write_full(int fd, const void *buf, size_t len, uint64_t deadline)
 		}
 		if (n < 0 && errno != EAGAIN && errno != EINTR)
 			return -1;
-		if (wait_fd(fd, POLLOUT, deadline))
+		if (tp_wait_fd(fd, POLLOUT, deadline))
 			return -1;
 	}
 	return 0;
@@ -248,7 +249,7 @@ static int try_connect(const struct addrinfo *ai, uint64_t deadline, int *err)
 		return fd;
 	if (errno != EINPROGRESS) {
 		*err = errno;
-	} else if (wait_fd(fd, POLLOUT, d < deadline ? d : deadline)) {
+	} else if (tp_wait_fd(fd, POLLOUT, d < deadline ? d : deadline)) {
 		*err = errno;
 	} else if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &sl) || e) {
 		*err = e ? e : errno;
@@ -259,40 +260,68 @@ static int try_connect(const struct addrinfo *ai, uint64_t deadline, int *err)
 	return -1;
 }
 
-static int connect_one(struct tp_rdv *r, const struct tp_peer_addr *pa,
-		       int peer, int kind, uint64_t hash, uint64_t deadline)
+int tp_dial(const char *host, const char *port, uint64_t deadline,
+	    int *last_errno)
 {
 	struct addrinfo hints = {
 		.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
 	}, *res = NULL, *ai;
+	int fd = -1, e;
+
+	*last_errno = ETIMEDOUT;
+	for (;;) {
+		e = getaddrinfo(host, port, &hints, &res);
+		if (e) {
+			*last_errno = 0;
+			return -2 - e;
+		}
+		for (ai = res; ai && fd < 0; ai = ai->ai_next)
+			fd = try_connect(ai, deadline, last_errno);
+		freeaddrinfo(res);
+		if (fd >= 0) {
+			tune(fd);
+			return fd;
+		}
+		if (tp_now_ns() >= deadline)
+			return -1;
+		usleep(100000);
+	}
+}
+
+int tp_sock_port(int fd)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+
+	if (getsockname(fd, (struct sockaddr *)&ss, &len))
+		return -1;
+	if (ss.ss_family == AF_INET)
+		return ntohs(((struct sockaddr_in *)&ss)->sin_port);
+	return ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+}
+
+static int connect_one(struct tp_rdv *r, const struct tp_peer_addr *pa,
+		       int peer, int kind, uint64_t hash, uint64_t deadline)
+{
 	struct hs h = {
 		.magic = HS_MAGIC, .version = HS_VERSION, .kind = (uint32_t)kind,
 		.from = (uint32_t)r->rank, .to = (uint32_t)peer,
 		.nranks = (uint32_t)r->nranks, .hash = hash,
 	}, back;
 	unsigned char b[HS_LEN];
-	int fd = -1, e, last = 0;
+	int fd, last;
 
-	for (;;) {
-		e = getaddrinfo(pa->host, pa->port, &hints, &res);
-		if (e) {
-			tp_err("rank %d (%s): %s", peer, r->name[peer],
-			       gai_strerror(e));
-			return -1;
-		}
-		for (ai = res; ai && fd < 0; ai = ai->ai_next)
-			fd = try_connect(ai, deadline, &last);
-		freeaddrinfo(res);
-		if (fd >= 0)
-			break;
-		if (tp_now_ns() >= deadline) {
-			tp_err("cannot connect to rank %d at %s: %s", peer,
-			       r->name[peer], strerror(last));
-			return -1;
-		}
-		usleep(100000);
+	fd = tp_dial(pa->host, pa->port, deadline, &last);
+	if (fd < -1) {
+		tp_err("rank %d (%s): %s", peer, r->name[peer],
+		       gai_strerror(-2 - fd));
+		return -1;
 	}
-	tune(fd);
+	if (fd < 0) {
+		tp_err("cannot connect to rank %d at %s: %s", peer,
+		       r->name[peer], strerror(last));
+		return -1;
+	}
 	hs_encode(b, &h);
 	if (tp_write_full(fd, b, HS_LEN, deadline) ||
 	    tp_read_full(fd, b, HS_LEN, deadline)) {

@@ -45,6 +45,39 @@ int tp_rdv_xchg(struct tp_rdv *r, int peer, const void *out, void *in,
 int tp_rdv_barrier(struct tp_rdv *r, int timeout_ms);
 void tp_rdv_close(struct tp_rdv *r);
 
+/*
+ * A TCP connection to HOST:PORT, retried every 0.1 s until DEADLINE (for
+ * a peer that is not listening yet): the socket, -1 with the last
+ * connect() error in *LAST_ERRNO, or -2 - (a getaddrinfo() error).
+ */
+int tp_dial(const char *host, const char *port, uint64_t deadline,
+	    int *last_errno);
+/* The local port of socket FD, or -1. */
+int tp_sock_port(int fd);
+/* Until FD is ready for EV (POLLIN/POLLOUT): 0, or -1 (ETIMEDOUT). */
+int tp_wait_fd(int fd, short ev, uint64_t deadline);
+
+/*
+ * --rendezvous HOST:PORT (rendezvous_addr.c): the ranks learn each other's
+ * endpoints from one address. Rank 0 listens there; every other rank
+ * opens its own listening socket (a port the kernel picks), registers it
+ * with rank 0 and receives the list of all, in --peers syntax. Rank 0
+ * checks that every rank has the same world size and model file (size
+ * and a hash of its header) and that no rank registers twice; an error
+ * is sent to every rank that registered, so each says what went wrong.
+ */
+struct tp_rdv_reg {
+	const char *addr;		/* HOST:PORT of rank 0 */
+	const char *listen_host;	/* our listening address, or NULL */
+	int rank, nranks;
+	uint64_t model_size, model_hash;	/* 0 for synthetic weights */
+	int timeout_ms;
+};
+
+/* 0 with *PEERS (malloc'ed) and our listening socket *LFD, or -1
+ * (reported). Rank 0 keeps answering latecomers with an error. */
+int tp_rdv_register(const struct tp_rdv_reg *q, char **peers, int *lfd);
+
 /* Read/write exactly LEN bytes with a deadline; -1 + errno on failure
  * (ETIMEDOUT, or EPIPE when the peer closed). */
 int tp_read_full(int fd, void *buf, size_t len, uint64_t deadline_ns);

@@ -180,6 +180,33 @@ static double ratio(double a, double b)
 	return b > 0 ? a / b : NAN;
 }
 
+/* What each rank holds: "rank_memory": [{...}, ...] and the largest. */
+static void jmem(const struct tp_result *r)
+{
+	uint64_t wmax = 0, rmax = 0;
+	double lmax = 0;
+	int i;
+
+	if (!r->mem)
+		return;
+	printf("  \"rank_memory\": [");
+	for (i = 0; i < r->nranks; i++) {
+		const struct tp_rank_mem *m = &r->mem[i];
+
+		printf("%s{\"rank\": %d, \"weight_bytes\": %llu, \"peak_rss_bytes\": %llu, \"load_seconds\": %.6f}",
+		       i ? ",\n                  " : "", i,
+		       (unsigned long long)m->weight_bytes,
+		       (unsigned long long)m->peak_rss, m->load_s);
+		wmax = m->weight_bytes > wmax ? m->weight_bytes : wmax;
+		rmax = m->peak_rss > rmax ? m->peak_rss : rmax;
+		lmax = m->load_s > lmax ? m->load_s : lmax;
+	}
+	printf("],\n");
+	printf("  \"max_rank_weight_bytes\": %llu,\n", (unsigned long long)wmax);
+	printf("  \"max_rank_peak_rss_bytes\": %llu,\n", (unsigned long long)rmax);
+	printf("  \"load_seconds\": %.6f,\n", lmax);
+}
+
 static void json(const struct tp_opts *o, const struct tp_weights *w,
 		 const int *prompt, const char *device,
 		 const struct tp_result *r, const struct tp_result *tcp,
@@ -224,6 +251,7 @@ static void json(const struct tp_opts *o, const struct tp_weights *w,
 	       (unsigned long long)all.bytes * (unsigned long long)r->nranks);
 	jphase("prefill", &r->st[0]);
 	jphase("decode", &r->st[1]);
+	jmem(r);
 	if (one) {
 		jbaseline("baseline_1rank", o, r, one);
 		jnum("speedup_vs_1rank", ratio(decode_tps(r), decode_tps(one)), 0);
@@ -316,6 +344,12 @@ static void table(const struct tp_opts *o, const struct tp_weights *w,
 	fmt_bytes(b1, sizeof(b1), (double)p->bytes);
 	fmt_bytes(b2, sizeof(b2), (double)d->bytes);
 	printf("  %-22s %12s %12s\n", "bytes sent per rank", b1, b2);
+	for (i = 0; r->mem && i < r->nranks; i++) {
+		fmt_bytes(b1, sizeof(b1), (double)r->mem[i].weight_bytes);
+		fmt_bytes(b2, sizeof(b2), (double)r->mem[i].peak_rss);
+		printf("%s  rank %-3d weights %10s  peak RSS %10s  load %.3f s\n",
+		       i ? "" : "\n", i, b1, b2, r->mem[i].load_s);
+	}
 	if (one || tcp) {
 		printf("\n  %-14s %10s %10s %10s %10s   %-5s  %s\n", "baseline",
 		       "decode t/s", "speedup", "prefill", "speedup",

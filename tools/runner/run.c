@@ -24,6 +24,7 @@
 static int load(const struct tp_opts *o, int rank, int nranks,
 		struct tp_weights *w)
 {
+	uint64_t t0 = tp_now_ns();
 	char err[600];
 	int r;
 
@@ -34,6 +35,8 @@ static int load(const struct tp_opts *o, int rank, int nranks,
 				     err, sizeof(err));
 	if (r)
 		tp_err("%s", err);
+	else
+		w->load_s = (double)(tp_now_ns() - t0) / 1e9;
 	return r;
 }
 
@@ -220,6 +223,9 @@ static int generate(const struct tp_opts *o, const struct tp_weights *w,
 		text_token(&txt, tok);
 	t2 = tp_now_ns();
 	tp_info("%s: done", res->transport);
+	res->mem = tp_calloc((size_t)res->nranks, sizeof(*res->mem));
+	if (tp_gather_memory(arp, w, res->mem))
+		goto out;
 	memcpy(res->logits, m.logits, (size_t)w->cfg.vocab * sizeof(float));
 	res->ntok = k;
 	text_end(&txt, res);
@@ -246,6 +252,7 @@ static void result_free(struct tp_result *r)
 	free(r->tokens);
 	free(r->text);
 	free(r->logits);
+	free(r->mem);
 	tp_ar_stats_free(&r->st[0]);
 	tp_ar_stats_free(&r->st[1]);
 	memset(r, 0, sizeof(*r));
@@ -264,7 +271,30 @@ static uint64_t token_hash(const struct tp_result *r)
 /* More ranks on this machine than it has CPUs. */
 int tp_oversubscribed(const struct tp_opts *o)
 {
-	return (o->local ? o->nranks : 1) > sysconf(_SC_NPROCESSORS_ONLN);
+	int here = o->local ? o->nranks : o->local_size ? o->local_size : 1;
+
+	return here > sysconf(_SC_NPROCESSORS_ONLN);
+}
+
+/*
+ * --rendezvous: learn the other ranks' endpoints (o->peers) and get our
+ * listening socket, checking world size and model file on the way.
+ */
+static int meet_at_rendezvous(struct tp_opts *o)
+{
+	struct tp_rdv_reg q = {
+		.addr = o->rendezvous, .listen_host = o->listen_host,
+		.rank = o->rank, .nranks = o->nranks,
+		.timeout_ms = o->connect_timeout_ms,
+	};
+	char err[600];
+
+	if (o->model && gguf_fingerprint(o->model, &q.model_size,
+					 &q.model_hash, err, sizeof(err))) {
+		tp_err("%s", err);
+		return -1;
+	}
+	return tp_rdv_register(&q, &o->peers, &o->listen_fd);
 }
 
 int tp_spin_us(const struct tp_opts *o)
@@ -365,16 +395,24 @@ int tp_rank_main(struct tp_opts *o)
 	o->rank = me;
 	if (multi)
 		tp_log_rank = me;
-	if (tp_opts_device(o, me, o->device, sizeof(o->device))) {
-		tp_err("--devices %s has no device for rank %d", o->devices, me);
+	/* under a launcher the ranks of one host share its device list */
+	if (tp_opts_device(o, o->local_rank >= 0 ? o->local_rank : me,
+			   o->device, sizeof(o->device))) {
+		tp_err("--devices %s has no device for %srank %d", o->devices,
+		       o->local_rank >= 0 ? "local " : "",
+		       o->local_rank >= 0 ? o->local_rank : me);
 		return TP_EXIT_USAGE;
 	}
+	if (multi && o->rendezvous && meet_at_rendezvous(o))
+		return TP_EXIT_FAIL;
 	if (o->bench_ar)
 		return tp_bench_rank(o);
 	if (o->serve)
 		return tp_serve_rank(o);
 	if (load(o, me, N, &w))
 		return TP_EXIT_FAIL;
+	tp_info("loaded %.1f MiB of weights in %.3f s", w.owned_bytes / 1048576.0,
+		w.load_s);
 	if (o->prompt_text) {
 		if (text_prompt(o, &w, &tok)) {
 			tp_weights_free(&w);

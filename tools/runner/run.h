@@ -4,6 +4,7 @@
 #define TPRUN_RUN_H
 
 #include "allreduce.h"
+#include "memstat.h"
 #include "opts.h"
 
 struct tp_result {
@@ -17,6 +18,7 @@ struct tp_result {
 	int vocab;
 	double prefill_s, decode_s;
 	struct tp_ar_stats st[2];	/* prefill, decode */
+	struct tp_rank_mem *mem;	/* nranks: what each rank holds */
 };
 
 /* Everything a rank does; returns its exit code. */

@@ -1,15 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Weights from a GGUF file of the llama or qwen2 architecture (qwen2:
- * llama with biases on Q, K and V, and RoPE on halves). The file is
- * memory-mapped; a rank's tensors are views of its rows and columns in
- * the mapping (see tp_mat_shard), so it reads only its shard of each
- * split tensor (plus the replicated embedding, output and norms).
+ * llama with biases on Q, K and V, and RoPE on halves). The header is
+ * parsed from a mapping of the file; the rank's shard of every tensor is
+ * then read with pread() into memory of its own: whole rows for the
+ * column-parallel matrices and the output head (one range each), the
+ * rank's column range of each row for the row-parallel ones. Nothing the
+ * rank does not own is ever mapped in, and what it holds is exactly its
+ * shard: without that, a column slice of a row-parallel matrix would
+ * fault in every page of it (a page holds the columns of several ranks).
+ * The embedding table is not held at all: a row is read per token.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gguf.h"
 #include "model.h"
@@ -17,6 +25,7 @@
 
 struct gload {
 	struct gguf g;
+	int fd;
 	struct tp_weights *w;
 	const char *path;
 	char *err;
@@ -89,6 +98,61 @@ static int full_mat(struct gload *L, const char *name, int rows, int cols,
 	return 0;
 }
 
+/* LEN bytes of the file at the place P of the mapping (not touched). */
+static int read_at(struct gload *L, const void *p, void *buf, size_t len,
+		   const char *what)
+{
+	long long off = (const unsigned char *)p - L->g.base;
+	size_t got = 0;
+
+	while (got < len) {
+		ssize_t n = pread(L->fd, (char *)buf + got, len - got,
+				  off + (long long)got);
+
+		if (n > 0)
+			got += (size_t)n;
+		else if (!(n < 0 && errno == EINTR))
+			return bad(L, "reading %s: %s", what,
+				   n ? strerror(errno) : "the file got shorter");
+	}
+	return 0;
+}
+
+/*
+ * Rows [r0,r1) x columns [c0,c1) of FULL into memory of the rank's own:
+ * the columns widened to whole blocks of its type, then cut by
+ * tp_mat_shard() (a view when C0 starts a block, else F32), as the
+ * synthetic weights are.
+ */
+static int read_shard(struct gload *L, const struct tp_mat *full, int r0,
+		      int r1, int c0, int c1, const char *what,
+		      struct tp_mat *out)
+{
+	int blk = tp_type_block(full->type), i;
+	int cb0 = c0 / blk * blk, cb1 = (c1 + blk - 1) / blk * blk;
+	size_t skip = tp_type_bytes(full->type, (size_t)cb0);
+	size_t stride = tp_type_bytes(full->type, (size_t)(cb1 - cb0));
+	char *data = tp_weights_alloc(L->w, stride * (size_t)(r1 - r0));
+	struct tp_mat part = {
+		.type = full->type, .rows = r1 - r0, .cols = cb1 - cb0,
+		.stride = stride, .data = data,
+	};
+
+	if (stride == full->stride) {	/* whole rows: one range */
+		if (read_at(L, tp_mat_row(full, r0), data,
+			    stride * (size_t)(r1 - r0), what))
+			return -1;
+	} else {
+		for (i = r0; i < r1; i++)
+			if (read_at(L, (const char *)tp_mat_row(full, i) + skip,
+				    data + (size_t)(i - r0) * stride, stride,
+				    what))
+				return -1;
+	}
+	tp_mat_shard(L->w, &part, 0, r1 - r0, c0 - cb0, c1 - cb0, out);
+	return 0;
+}
+
 static int shard(struct gload *L, const char *fmt, int layer, int rows,
 		 int cols, int r0, int r1, int c0, int c1, struct tp_mat *out)
 {
@@ -98,25 +162,58 @@ static int shard(struct gload *L, const char *fmt, int layer, int rows,
 	snprintf(name, sizeof(name), fmt, layer);
 	if (full_mat(L, name, rows, cols, &full))
 		return -1;
-	tp_mat_shard(L->w, &full, r0, r1, c0, c1, out);
-	return 0;
+	return read_shard(L, &full, r0, r1, c0, c1, name, out);
 }
 
-/* A norm vector as F32 (copied: they are small and may be F16). */
+/* A norm vector as F32 (converted: they are small and may be F16). */
 static int vec(struct gload *L, const char *fmt, int layer, int n,
 	       const float **out)
 {
 	struct tp_mat m;
 	float *v;
+	void *raw;
 	char name[96];
+	int r;
 
 	snprintf(name, sizeof(name), fmt, layer);
 	if (full_mat(L, name, 1, n, &m))
 		return -1;
 	v = tp_weights_alloc(L->w, (size_t)n * sizeof(float));
-	tp_row_to_f32(m.type, m.data, v, (size_t)n);
+	raw = tp_calloc(m.stride, 1);
+	r = read_at(L, m.data, raw, m.stride, name);
+	if (!r)
+		tp_row_to_f32(m.type, raw, v, (size_t)n);
+	free(raw);
 	*out = v;
-	return 0;
+	return r;
+}
+
+/*
+ * The embedding table: where its rows are, for tp_embed_row(); and the
+ * output head's rows of this rank (the table's own when they are tied).
+ */
+static int vocab_ends(struct gload *L)
+{
+	struct tp_weights *w = L->w;
+	const struct tp_config *c = &w->cfg;
+	struct tp_mat emb, out;
+	const char *head = "output.weight";
+
+	if (full_mat(L, "token_embd.weight", c->vocab, c->dim, &emb))
+		return -1;
+	w->embd.type = emb.type;
+	w->embd.row_bytes = emb.stride;
+	w->embd.off = (const unsigned char *)emb.data - L->g.base;
+	w->wtype = emb.type;
+	if (gguf_find_tensor(&L->g, head)) {
+		if (full_mat(L, head, c->vocab, c->dim, &out))
+			return -1;
+	} else {	/* tied embeddings */
+		out = emb;
+		head = "token_embd.weight";
+	}
+	return read_shard(L, &out, w->sh.v0, w->sh.v1, 0, c->dim, head,
+			  &w->output);
 }
 
 /* "ARCH.SUFFIX", the key of a model parameter (llama.cpp's names). */
@@ -207,8 +304,17 @@ int tp_weights_gguf(struct tp_weights *w, const char *path, int rank,
 	char msg[400];
 
 	memset(w, 0, sizeof(*w));
-	if (gguf_open(&L.g, path, err, errlen))
+	L.fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (L.fd < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return -1;
+	}
+	if (gguf_open(&L.g, path, err, errlen)) {
+		close(L.fd);
+		return -1;
+	}
+	w->embd.fd = L.fd;	/* closed by tp_weights_free() */
+	w->file_size = L.g.size;
 	if (read_config(&L, c))
 		goto out;
 	if (tp_config_check(c, nranks, msg, sizeof(msg))) {
@@ -224,18 +330,12 @@ int tp_weights_gguf(struct tp_weights *w, const char *path, int rank,
 		tp_shard_plan_unit(c, rank, nranks, dn ?
 				   tp_type_block((enum tp_type)dn->type) : 32,
 				   &w->sh);
+		tp_split_vocab(c, rank, nranks, &w->sh);
 	}
 	snprintf(w->source, sizeof(w->source), "%s", path);
 	w->layer = tp_calloc((size_t)c->layers, sizeof(*w->layer));
-	if (full_mat(&L, "token_embd.weight", c->vocab, c->dim, &w->tok_embd))
+	if (vocab_ends(&L))
 		goto out;
-	w->wtype = w->tok_embd.type;
-	if (gguf_find_tensor(&L.g, "output.weight")) {
-		if (full_mat(&L, "output.weight", c->vocab, c->dim, &w->output))
-			goto out;
-	} else {
-		w->output = w->tok_embd;	/* tied embeddings */
-	}
 	if (vec(&L, "output_norm.weight", 0, c->dim, &w->out_norm))
 		goto out;
 	if (gguf_find_tensor(&L.g, "rope_freqs.weight") &&
@@ -273,12 +373,10 @@ int tp_weights_gguf(struct tp_weights *w, const char *path, int rank,
 			  sh->kv0 * hd, &y->bv)))
 			goto out;
 	}
-	w->map = L.g.map;
-	w->map_len = L.g.map_len;
-	gguf_release(&L.g);
+	gguf_close(&L.g);	/* the header was all we used of the mapping */
 	return 0;
 out:
 	gguf_close(&L.g);
-	tp_weights_free(w);
+	tp_weights_free(w);	/* closes the file */
 	return ret;
 }

@@ -126,10 +126,12 @@ int tp_weights_synth(struct tp_weights *w, const struct tp_config *c,
 		 (unsigned long long)seed, tp_type_name(type));
 	w->layer = tp_calloc((size_t)c->layers, sizeof(*w->layer));
 
-	synth_mat(&s, TP_T_EMBD, 0, 0, c->vocab, 0, c->dim,
-		  &w->tok_embd);
-	synth_mat(&s, TP_T_OUTPUT, 0, 0, c->vocab, 0, c->dim,
-		  &w->output);
+	/* the embedding is computed per token (vocab.c), not held */
+	w->embd.type = tp_type_for_cols(type, c->dim);
+	w->embd.row_bytes = tp_type_bytes(w->embd.type, (size_t)c->dim);
+	w->embd.seed = seed;
+	tp_split_vocab(c, rank, nranks, &w->sh);
+	synth_mat(&s, TP_T_OUTPUT, 0, sh->v0, sh->v1, 0, c->dim, &w->output);
 	w->out_norm = synth_vec(&s, TP_T_OUT_NORM, 0, c->dim);
 	for (l = 0; l < c->layers; l++) {
 		struct tp_layer *L = &w->layer[l];
