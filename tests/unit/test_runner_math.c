@@ -4,6 +4,7 @@
 #include <stdint.h>
 
 #include "tap.h"
+#include "kernels/matmul.h"
 #include "tpmath.h"
 
 static uint64_t rs = 12345;

@@ -84,8 +84,7 @@ static inline const void *tp_mat_row(const struct tp_mat *m, int i)
 float tp_dot(enum tp_type t, const void *row, const float *x, int n);
 float tp_dot_f32(const float *a, const float *b, int n);
 
-/* y[b][i] = W[i] . x[b] for B inputs: x is B x cols, y is B x rows. */
-void tp_matmul(float *y, const float *x, const struct tp_mat *w, int batch);
+/* The matrix product the model uses is tp_matmul() (kernels/matmul.h). */
 
 /* out = x / sqrt(mean(x^2) + eps) * w (out may be x). */
 void tp_rmsnorm(float *out, const float *x, const float *w, int n, float eps);
