@@ -30,7 +30,9 @@ static int cpu_has(enum tp_isa isa)
 	case TP_ISA_GENERIC:
 		return 1;
 	case TP_ISA_AVX2:
-		return 0;	/* no AVX2 kernels yet */
+		return __builtin_cpu_supports("avx2") &&
+		       __builtin_cpu_supports("fma") &&
+		       __builtin_cpu_supports("f16c");
 	default:
 		return 0;	/* no AVX-512 kernels yet */
 	}
@@ -51,6 +53,10 @@ const struct tp_kernels *tp_kernels_for(enum tp_isa isa)
 	if (!k->name) {
 		/* each level on top of the one below */
 		tp_kernels_fill_generic(k);
+#if defined(__x86_64__)
+		if (isa >= TP_ISA_AVX2)
+			tp_kernels_fill_avx2(k);
+#endif
 		k->isa = isa;
 		k->name = isa_names[isa];
 	}

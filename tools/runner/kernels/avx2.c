@@ -1,0 +1,424 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * AVX2 + FMA + F16C dot products (x86-64), each function compiled for
+ * that target alone so the build needs no global -m flags; dispatch.c
+ * installs them only when cpuid reports all three.
+ *
+ * The quantised types follow generic.c exactly: the integer sum of each
+ * block is computed 32 lanes at a time (maddubs: unsigned x signed bytes
+ * to 16-bit pairs, never saturating for these ranges; madd to 32 bits),
+ * and the blocks' float terms are added one by one in the generic order,
+ * so the result has the same bits. F32/F16/BF16 use four FMA accumulators
+ * (llama.cpp's order for F16), within rounding of the generic sum.
+ */
+#if defined(__x86_64__)
+#include <immintrin.h>
+#include <string.h>
+
+#include "../quant.h"
+#include "kernels.h"
+
+#define AVX2 __attribute__((target("avx2,fma,f16c")))
+
+AVX2 static inline int hsum_i32(__m256i v)
+{
+	__m128i s = _mm_add_epi32(_mm256_castsi256_si128(v),
+				  _mm256_extracti128_si256(v, 1));
+
+	s = _mm_add_epi32(s, _mm_shuffle_epi32(s, _MM_SHUFFLE(1, 0, 3, 2)));
+	s = _mm_add_epi32(s, _mm_shuffle_epi32(s, _MM_SHUFFLE(2, 3, 0, 1)));
+	return _mm_cvtsi128_si32(s);
+}
+
+AVX2 static inline float hsum_ps(__m256 v)
+{
+	__m128 t = _mm_add_ps(_mm256_castps256_ps128(v),
+			      _mm256_extractf128_ps(v, 1));
+
+	t = _mm_hadd_ps(t, t);
+	return _mm_cvtss_f32(_mm_hadd_ps(t, t));
+}
+
+AVX2 static inline float h2f(uint16_t h)
+{
+	return _cvtsh_ss(h);	/* exact, as tp_f16_to_f32 */
+}
+
+/* Signed bytes W times signed bytes X, summed in 8 lanes of 32 bits. */
+AVX2 static inline __m256i dot_s8(__m256i w, __m256i x)
+{
+	__m256i p = _mm256_maddubs_epi16(_mm256_sign_epi8(w, w),
+					 _mm256_sign_epi8(x, w));
+
+	return _mm256_madd_epi16(p, _mm256_set1_epi16(1));
+}
+
+/* Unsigned bytes Q times signed bytes X, summed in 8 lanes of 32 bits. */
+AVX2 static inline __m256i dot_u8(__m256i q, __m256i x)
+{
+	return _mm256_madd_epi16(_mm256_maddubs_epi16(q, x),
+				 _mm256_set1_epi16(1));
+}
+
+/* 32 nibbles of 16 bytes: element j low, j + 16 high (Q4_0 .. Q5_1). */
+AVX2 static inline __m256i nibbles32(const uint8_t *qs)
+{
+	__m128i t = _mm_loadu_si128((const __m128i *)qs);
+
+	return _mm256_and_si256(_mm256_set_m128i(_mm_srli_epi16(t, 4), t),
+				_mm256_set1_epi8(15));
+}
+
+/* Byte j is 0xff where bit j of the 32 bits at QH is set. */
+AVX2 static inline __m256i bits32(const uint8_t *qh)
+{
+	uint32_t x;
+	__m256i b;
+
+	memcpy(&x, qh, 4);
+	b = _mm256_shuffle_epi8(_mm256_set1_epi32((int)x),
+				_mm256_set_epi64x(0x0303030303030303,
+						  0x0202020202020202,
+						  0x0101010101010101, 0));
+	b = _mm256_or_si256(b, _mm256_set1_epi64x(0x7fbfdfeff7fbfdfe));
+	return _mm256_cmpeq_epi8(b, _mm256_set1_epi64x(-1));
+}
+
+/* ---- 32-element blocks against Q8_0 / Q8_1 ---------------------------- */
+
+/* The signed quants of block B of a Q8_0 / Q4_0 / Q5_0 row. */
+AVX2 static inline __m256i q8_0_quants(const void *w, int b)
+{
+	return _mm256_loadu_si256((const __m256i *)
+				  ((const struct tp_block_q8_0 *)w)[b].qs);
+}
+
+AVX2 static inline __m256i q4_0_quants(const void *w, int b)
+{
+	return _mm256_sub_epi8(nibbles32(((const struct tp_block_q4_0 *)w)[b].qs),
+			       _mm256_set1_epi8(8));
+}
+
+AVX2 static inline __m256i q5_0_quants(const void *w, int b)
+{
+	const struct tp_block_q5_0 *blk = (const struct tp_block_q5_0 *)w + b;
+	/* q - 16: the low nibble, minus 16 where the fifth bit is clear */
+	__m256i hi = _mm256_andnot_si256(bits32(blk->qh),
+					 _mm256_set1_epi8((char)0xf0));
+
+	return _mm256_or_si256(nibbles32(blk->qs), hi);
+}
+
+/*
+ * Generic: s += (float)sumi * (d_w * d_x), block by block. Four blocks'
+ * sums are formed at once and their terms then added in order.
+ */
+#define DOT_X_Q8_0(name, blk_t, quants)					\
+AVX2 static float name(const void *wv, const void *xv, int n)		\
+{									\
+	const blk_t *w = wv;						\
+	const struct tp_block_q8_0 *x = xv;				\
+	int nb = n / TP_QK, b = 0, k;					\
+	float s = 0;							\
+									\
+	for (; b + 4 <= nb; b += 4) {					\
+		__m256i v[4];						\
+		__m128i sum4;						\
+		float t[4];						\
+									\
+		for (k = 0; k < 4; k++)					\
+			v[k] = dot_s8(quants(wv, b + k),		\
+				      _mm256_loadu_si256((const __m256i *)x[b + k].qs)); \
+		v[0] = _mm256_hadd_epi32(_mm256_hadd_epi32(v[0], v[1]),	\
+					 _mm256_hadd_epi32(v[2], v[3]));	\
+		sum4 = _mm_add_epi32(_mm256_castsi256_si128(v[0]),	\
+				     _mm256_extracti128_si256(v[0], 1));	\
+		_mm_storeu_ps(t, _mm_mul_ps(_mm_cvtepi32_ps(sum4),	\
+			_mm_mul_ps(_mm_setr_ps(h2f(w[b].d), h2f(w[b + 1].d), \
+					       h2f(w[b + 2].d), h2f(w[b + 3].d)), \
+				   _mm_setr_ps(h2f(x[b].d), h2f(x[b + 1].d), \
+					       h2f(x[b + 2].d), h2f(x[b + 3].d))))); \
+		for (k = 0; k < 4; k++)					\
+			s += t[k];					\
+	}								\
+	for (; b < nb; b++) {						\
+		int sumi = hsum_i32(dot_s8(quants(wv, b),		\
+			_mm256_loadu_si256((const __m256i *)x[b].qs)));	\
+									\
+		s += (float)sumi * (h2f(w[b].d) * h2f(x[b].d));		\
+	}								\
+	return s;							\
+}
+DOT_X_Q8_0(dot_q8_0, struct tp_block_q8_0, q8_0_quants)
+DOT_X_Q8_0(dot_q4_0, struct tp_block_q4_0, q4_0_quants)
+DOT_X_Q8_0(dot_q5_0, struct tp_block_q5_0, q5_0_quants)
+
+/* Generic: s += d_w d_x (float)sumi + m_w s_x, block by block. */
+AVX2 static float dot_q4_1(const void *wv, const void *xv, int n)
+{
+	const struct tp_block_q4_1 *w = wv;
+	const struct tp_block_q8_1 *x = xv;
+	float s = 0;
+	int b;
+
+	for (b = 0; b < n / TP_QK; b++) {
+		int sumi = hsum_i32(dot_u8(nibbles32(w[b].qs),
+			_mm256_loadu_si256((const __m256i *)x[b].qs)));
+
+		s += h2f(w[b].d) * h2f(x[b].d) * (float)sumi +
+		     h2f(w[b].m) * h2f(x[b].s);
+	}
+	return s;
+}
+
+AVX2 static float dot_q5_1(const void *wv, const void *xv, int n)
+{
+	const struct tp_block_q5_1 *w = wv;
+	const struct tp_block_q8_1 *x = xv;
+	float s = 0;
+	int b;
+
+	for (b = 0; b < n / TP_QK; b++) {
+		__m256i q = _mm256_or_si256(nibbles32(w[b].qs),
+			_mm256_and_si256(bits32(w[b].qh),
+					 _mm256_set1_epi8(0x10)));
+		int sumi = hsum_i32(dot_u8(q,
+			_mm256_loadu_si256((const __m256i *)x[b].qs)));
+
+		s += h2f(w[b].d) * h2f(x[b].d) * (float)sumi +
+		     h2f(w[b].m) * h2f(x[b].s);
+	}
+	return s;
+}
+
+/* ---- K-quants against Q8_K ---------------------------------------------- */
+
+/* The eight 6-bit scales and mins of a Q4_K/Q5_K super-block. */
+static void k_scales(const uint8_t *q, int16_t *sc, int16_t *m)
+{
+	int j;
+
+	for (j = 0; j < 8; j++)
+		if (j < 4) {
+			sc[j] = q[j] & 63;
+			m[j] = q[j + 4] & 63;
+		} else {
+			sc[j] = (int16_t)((q[j + 4] & 15) | ((q[j - 4] >> 6) << 4));
+			m[j] = (int16_t)((q[j + 4] >> 4) | ((q[j] >> 6) << 4));
+		}
+}
+
+/* sum over the 16 sums of 16 activations of bsums[j] * m[j / 2] */
+AVX2 static inline int k_mins(const int16_t *bsums, const int16_t *m)
+{
+	__m256i bs = _mm256_loadu_si256((const __m256i *)bsums);
+	__m128i pairs = _mm_hadd_epi16(_mm256_castsi256_si128(bs),
+				       _mm256_extracti128_si256(bs, 1));
+	__m128i p = _mm_madd_epi16(pairs, _mm_loadu_si128((const __m128i *)m));
+
+	p = _mm_add_epi32(p, _mm_shuffle_epi32(p, _MM_SHUFFLE(1, 0, 3, 2)));
+	p = _mm_add_epi32(p, _mm_shuffle_epi32(p, _MM_SHUFFLE(2, 3, 0, 1)));
+	return _mm_cvtsi128_si32(p);
+}
+
+/*
+ * Q4_K and Q5_K: per 64 elements, 32 bytes of nibbles (the low nibbles
+ * are sub-block 2j, the high 2j+1), for Q5_K a fifth bit from qh. Generic:
+ * s += d d_x sumi - dmin d_x summ per super-block.
+ */
+AVX2 static inline float dot_q45_k(const uint8_t *qs, const uint8_t *qh,
+				   const uint8_t *scales, float d, float dmin,
+				   const struct tp_block_q8_k *a)
+{
+	const __m256i m4 = _mm256_set1_epi8(15), one = _mm256_set1_epi8(1);
+	__m256i acc = _mm256_setzero_si256(), hb = _mm256_setzero_si256();
+	int16_t sc[8], m[8];
+	int j, sumi, summ;
+
+	k_scales(scales, sc, m);
+	if (qh)
+		hb = _mm256_loadu_si256((const __m256i *)qh);
+	for (j = 0; j < 4; j++) {
+		__m256i q = _mm256_loadu_si256((const __m256i *)(qs + 32 * j));
+		__m256i lo = _mm256_and_si256(q, m4);
+		__m256i hi = _mm256_and_si256(_mm256_srli_epi16(q, 4), m4);
+		__m256i plo, phi;
+
+		if (qh) {
+			lo = _mm256_or_si256(lo, _mm256_slli_epi16(
+				_mm256_and_si256(hb, one), 4));
+			hi = _mm256_or_si256(hi, _mm256_slli_epi16(
+				_mm256_and_si256(_mm256_srli_epi16(hb, 1),
+						 one), 4));
+			hb = _mm256_srli_epi16(hb, 2);
+		}
+		plo = _mm256_maddubs_epi16(lo, _mm256_loadu_si256(
+			(const __m256i *)(a->qs + 64 * j)));
+		phi = _mm256_maddubs_epi16(hi, _mm256_loadu_si256(
+			(const __m256i *)(a->qs + 64 * j + 32)));
+		acc = _mm256_add_epi32(acc, _mm256_madd_epi16(plo,
+				       _mm256_set1_epi16(sc[2 * j])));
+		acc = _mm256_add_epi32(acc, _mm256_madd_epi16(phi,
+				       _mm256_set1_epi16(sc[2 * j + 1])));
+	}
+	sumi = hsum_i32(acc);
+	summ = k_mins(a->bsums, m);
+	return d * a->d * (float)sumi - dmin * a->d * (float)summ;
+}
+
+AVX2 static float dot_q4_k(const void *wv, const void *xv, int n)
+{
+	const struct tp_block_q4_k *w = wv;
+	const struct tp_block_q8_k *x = xv;
+	float s = 0;
+	int b;
+
+	for (b = 0; b < n / TP_QK_K; b++)
+		s += dot_q45_k(w[b].qs, NULL, w[b].scales, h2f(w[b].d),
+			       h2f(w[b].dmin), &x[b]);
+	return s;
+}
+
+AVX2 static float dot_q5_k(const void *wv, const void *xv, int n)
+{
+	const struct tp_block_q5_k *w = wv;
+	const struct tp_block_q8_k *x = xv;
+	float s = 0;
+	int b;
+
+	for (b = 0; b < n / TP_QK_K; b++)
+		s += dot_q45_k(w[b].qs, w[b].qh, w[b].scales, h2f(w[b].d),
+			       h2f(w[b].dmin), &x[b]);
+	return s;
+}
+
+/*
+ * Q6_K: per 128 elements, 64 bytes of low nibbles and 32 of 2-bit pairs
+ * make four runs of 32 quants 0..63; (q - 32) x = q x - 32 x, both exact
+ * in 16 bits; sixteen signed scales, one per 16 elements.
+ */
+AVX2 static float dot_q6_k(const void *wv, const void *xv, int n)
+{
+	const struct tp_block_q6_k *w = wv;
+	const struct tp_block_q8_k *x = xv;
+	const __m256i m4 = _mm256_set1_epi8(15), m2 = _mm256_set1_epi8(3);
+	const __m256i k32 = _mm256_set1_epi8(32);
+	float s = 0;
+	int b, j, k;
+
+	for (b = 0; b < n / TP_QK_K; b++) {
+		__m256i acc = _mm256_setzero_si256();
+
+		for (j = 0; j < 2; j++) {
+			const uint8_t *ql = w[b].ql + 64 * j;
+			__m256i l1 = _mm256_loadu_si256((const __m256i *)ql);
+			__m256i l2 = _mm256_loadu_si256((const __m256i *)(ql + 32));
+			__m256i h = _mm256_loadu_si256((const __m256i *)
+						       (w[b].qh + 32 * j));
+			__m256i q[4];
+
+			q[0] = _mm256_or_si256(_mm256_and_si256(l1, m4),
+				_mm256_slli_epi16(_mm256_and_si256(h, m2), 4));
+			q[1] = _mm256_or_si256(_mm256_and_si256(l2, m4),
+				_mm256_slli_epi16(_mm256_and_si256(
+					_mm256_srli_epi16(h, 2), m2), 4));
+			q[2] = _mm256_or_si256(_mm256_and_si256(
+					_mm256_srli_epi16(l1, 4), m4),
+				_mm256_slli_epi16(_mm256_and_si256(
+					_mm256_srli_epi16(h, 4), m2), 4));
+			q[3] = _mm256_or_si256(_mm256_and_si256(
+					_mm256_srli_epi16(l2, 4), m4),
+				_mm256_slli_epi16(_mm256_and_si256(
+					_mm256_srli_epi16(h, 6), m2), 4));
+			for (k = 0; k < 4; k++) {
+				const int8_t *sc = w[b].scales + 8 * j + 2 * k;
+				__m256i a = _mm256_loadu_si256((const __m256i *)
+					(x[b].qs + 128 * j + 32 * k));
+				__m256i p = _mm256_sub_epi16(
+					_mm256_maddubs_epi16(q[k], a),
+					_mm256_maddubs_epi16(k32, a));
+				__m256i scv = _mm256_set_m128i(
+					_mm_set1_epi16(sc[1]),
+					_mm_set1_epi16(sc[0]));
+
+				acc = _mm256_add_epi32(acc,
+					_mm256_madd_epi16(p, scv));
+			}
+		}
+		/* generic: d d_x sumi - 0 d_x 0, the same value */
+		s += h2f(w[b].d) * x[b].d * (float)hsum_i32(acc) -
+		     0.0f * x[b].d * 0.0f;
+	}
+	return s;
+}
+
+/* ---- floats ------------------------------------------------------------ */
+
+/* Four accumulators of 8, combined (0+2)+(1+3), then the lanes; a tail
+ * one by one (as llama.cpp's ggml_vec_dot_f16). */
+#define DOT_FLOAT(name, elem_t, load8, scalar)				\
+AVX2 static float name(const void *wv, const void *xv, int n)		\
+{									\
+	const elem_t *w = wv;						\
+	const float *x = xv;						\
+	__m256 acc[4] = { _mm256_setzero_ps(), _mm256_setzero_ps(),	\
+			  _mm256_setzero_ps(), _mm256_setzero_ps() };	\
+	int i = 0, k;							\
+	float s;							\
+									\
+	for (; i + 32 <= n; i += 32)					\
+		for (k = 0; k < 4; k++)					\
+			acc[k] = _mm256_fmadd_ps(load8(w + i + 8 * k),	\
+				_mm256_loadu_ps(x + i + 8 * k), acc[k]); \
+	for (; i + 8 <= n; i += 8)					\
+		acc[0] = _mm256_fmadd_ps(load8(w + i),			\
+					 _mm256_loadu_ps(x + i), acc[0]); \
+	acc[0] = _mm256_add_ps(acc[0], acc[2]);				\
+	acc[1] = _mm256_add_ps(acc[1], acc[3]);				\
+	s = hsum_ps(_mm256_add_ps(acc[0], acc[1]));			\
+	for (; i < n; i++)						\
+		s += scalar(w[i]) * x[i];				\
+	return s;							\
+}
+
+AVX2 static inline __m256 load8_f32(const float *p)
+{
+	return _mm256_loadu_ps(p);
+}
+
+AVX2 static inline __m256 load8_f16(const uint16_t *p)
+{
+	return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)p));
+}
+
+AVX2 static inline __m256 load8_bf16(const uint16_t *p)
+{
+	__m256i v = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)p));
+
+	return _mm256_castsi256_ps(_mm256_slli_epi32(v, 16));
+}
+
+static inline float f32_id(float f)
+{
+	return f;
+}
+
+DOT_FLOAT(dot_f32, float, load8_f32, f32_id)
+DOT_FLOAT(dot_f16, uint16_t, load8_f16, h2f)
+DOT_FLOAT(dot_bf16, uint16_t, load8_bf16, tp_bf16_to_f32)
+
+void tp_kernels_fill_avx2(struct tp_kernels *k)
+{
+	k->dot[TP_F32] = dot_f32;
+	k->dot[TP_F16] = dot_f16;
+	k->dot[TP_BF16] = dot_bf16;
+	k->dot[TP_Q8_0] = dot_q8_0;
+	k->dot[TP_Q4_0] = dot_q4_0;
+	k->dot[TP_Q4_1] = dot_q4_1;
+	k->dot[TP_Q5_0] = dot_q5_0;
+	k->dot[TP_Q5_1] = dot_q5_1;
+	k->dot[TP_Q4_K] = dot_q4_k;
+	k->dot[TP_Q5_K] = dot_q5_k;
+	k->dot[TP_Q6_K] = dot_q6_k;
+}
+#endif /* __x86_64__ */
