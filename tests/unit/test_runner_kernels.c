@@ -4,8 +4,9 @@
  * has it, against the generic one on the same weights and activations.
  * Integer arithmetic (the quantised types): the same bits. Float (F32,
  * F16, BF16, summed in another order, with FMA): within 2^-20 of the sum
- * of |w x|. Then tp_matmul on a pool of 3 threads against the same dot
- * products one row at a time (the split must not change a bit).
+ * of |w x|. Then tp_matmul on a pool of 3 threads, with the 4-row
+ * kernels of prefill, against the same dot products one row at a time
+ * (neither the split nor the batch may change a bit).
  */
 #include <math.h>
 #include <stdint.h>
@@ -148,11 +149,12 @@ static void zeros(const struct tp_kernels *k, const struct tp_kernels *g)
 	ok(same, "%s: zero rows and activations give generic's bits", k->name);
 }
 
-/* tp_matmul on 3 threads, batch 5, against one dot per (row, input). */
+/* tp_matmul on 3 threads, batch 9 (the 4-row kernels twice, then one
+ * row), against one dot per (row, input). */
 static void matmul_split(void)
 {
 	const struct tp_kernels *k = tp_kernels();
-	int rows = 37, cols = 512, batch = 5, ti, r, b;
+	int rows = 37, cols = 512, batch = 9, ti, r, b;
 
 	for (ti = 0; ti < NTYPES; ti++) {
 		enum tp_type t = types[ti];

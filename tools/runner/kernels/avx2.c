@@ -84,6 +84,25 @@ AVX2 static inline __m256i bits32(const uint8_t *qh)
 	return _mm256_cmpeq_epi8(b, _mm256_set1_epi64x(-1));
 }
 
+/*
+ * How far ahead of the weights being multiplied the kernels ask for more:
+ * decoding streams every weight once from memory, and the hardware
+ * prefetcher alone left a core at about half its streaming bandwidth.
+ */
+#ifndef TP_PREFETCH
+#define TP_PREFETCH 1024
+#endif
+
+AVX2 static inline void prefetch_ahead(const void *p, int lines)
+{
+	int i;
+
+	if (TP_PREFETCH)
+		for (i = 0; i < lines; i++)
+			_mm_prefetch((const char *)p + TP_PREFETCH + 64 * i,
+				     _MM_HINT_T0);
+}
+
 /* ---- 32-element blocks against Q8_0 / Q8_1 ---------------------------- */
 
 /* The signed quants of block B of a Q8_0 / Q4_0 / Q5_0 row. */
@@ -126,6 +145,7 @@ AVX2 static float name(const void *wv, const void *xv, int n)		\
 		__m128i sum4;						\
 		float t[4];						\
 									\
+		prefetch_ahead(&w[b], 2);				\
 		for (k = 0; k < 4; k++)					\
 			v[k] = dot_s8(quants(wv, b + k),		\
 				      _mm256_loadu_si256((const __m256i *)x[b + k].qs)); \
@@ -221,28 +241,45 @@ AVX2 static inline int k_mins(const int16_t *bsums, const int16_t *m)
 	return _mm_cvtsi128_si32(p);
 }
 
+/* The NT activation rows' super-block B (rows STRIDE bytes apart). */
+static inline void k_rows(const void *act, size_t stride, int b, int nt,
+			  const struct tp_block_q8_k **a)
+{
+	int t;
+
+	for (t = 0; t < nt; t++)
+		a[t] = (const struct tp_block_q8_k *)((const char *)act +
+						      t * stride) + b;
+}
+
 /*
- * Q4_K and Q5_K: per 64 elements, 32 bytes of nibbles (the low nibbles
- * are sub-block 2j, the high 2j+1), for Q5_K a fifth bit from qh. Generic:
- * s += d d_x sumi - dmin d_x summ per super-block.
+ * A Q4_K/Q5_K super-block against NT (1 or 4) activation rows, the
+ * weights unpacked once for all: per 64 elements, 32 bytes of nibbles
+ * (the low nibbles are sub-block 2j, the high 2j+1), for Q5_K a fifth bit
+ * from qh. Adds to S[t] what generic adds: d d_x sumi - dmin d_x summ.
  */
-AVX2 static inline float dot_q45_k(const uint8_t *qs, const uint8_t *qh,
-				   const uint8_t *scales, float d, float dmin,
-				   const struct tp_block_q8_k *a)
+AVX2 static inline __attribute__((always_inline)) void
+q45_k_block(const uint8_t *qs, const uint8_t *qh, const uint8_t *scales,
+	    float d, float dmin, const struct tp_block_q8_k *const *a, int nt,
+	    float *s)
 {
 	const __m256i m4 = _mm256_set1_epi8(15), one = _mm256_set1_epi8(1);
-	__m256i acc = _mm256_setzero_si256(), hb = _mm256_setzero_si256();
+	__m256i acc[4], hb = _mm256_setzero_si256();
 	int16_t sc[8], m[8];
-	int j, sumi, summ;
+	int j, t;
 
+	prefetch_ahead(qs, 3);
 	k_scales(scales, sc, m);
+	for (t = 0; t < nt; t++)
+		acc[t] = _mm256_setzero_si256();
 	if (qh)
 		hb = _mm256_loadu_si256((const __m256i *)qh);
 	for (j = 0; j < 4; j++) {
 		__m256i q = _mm256_loadu_si256((const __m256i *)(qs + 32 * j));
 		__m256i lo = _mm256_and_si256(q, m4);
 		__m256i hi = _mm256_and_si256(_mm256_srli_epi16(q, 4), m4);
-		__m256i plo, phi;
+		__m256i slo = _mm256_set1_epi16(sc[2 * j]);
+		__m256i shi = _mm256_set1_epi16(sc[2 * j + 1]);
 
 		if (qh) {
 			lo = _mm256_or_si256(lo, _mm256_slli_epi16(
@@ -252,104 +289,144 @@ AVX2 static inline float dot_q45_k(const uint8_t *qs, const uint8_t *qh,
 						 one), 4));
 			hb = _mm256_srli_epi16(hb, 2);
 		}
-		plo = _mm256_maddubs_epi16(lo, _mm256_loadu_si256(
-			(const __m256i *)(a->qs + 64 * j)));
-		phi = _mm256_maddubs_epi16(hi, _mm256_loadu_si256(
-			(const __m256i *)(a->qs + 64 * j + 32)));
-		acc = _mm256_add_epi32(acc, _mm256_madd_epi16(plo,
-				       _mm256_set1_epi16(sc[2 * j])));
-		acc = _mm256_add_epi32(acc, _mm256_madd_epi16(phi,
-				       _mm256_set1_epi16(sc[2 * j + 1])));
+		for (t = 0; t < nt; t++) {
+			__m256i plo = _mm256_maddubs_epi16(lo, _mm256_loadu_si256(
+				(const __m256i *)(a[t]->qs + 64 * j)));
+			__m256i phi = _mm256_maddubs_epi16(hi, _mm256_loadu_si256(
+				(const __m256i *)(a[t]->qs + 64 * j + 32)));
+
+			acc[t] = _mm256_add_epi32(acc[t],
+				_mm256_add_epi32(_mm256_madd_epi16(plo, slo),
+						 _mm256_madd_epi16(phi, shi)));
+		}
 	}
-	sumi = hsum_i32(acc);
-	summ = k_mins(a->bsums, m);
-	return d * a->d * (float)sumi - dmin * a->d * (float)summ;
+	for (t = 0; t < nt; t++) {
+		int sumi = hsum_i32(acc[t]), summ = k_mins(a[t]->bsums, m);
+
+		s[t] += d * a[t]->d * (float)sumi - dmin * a[t]->d * (float)summ;
+	}
 }
 
-AVX2 static float dot_q4_k(const void *wv, const void *xv, int n)
-{
-	const struct tp_block_q4_k *w = wv;
-	const struct tp_block_q8_k *x = xv;
-	float s = 0;
-	int b;
-
-	for (b = 0; b < n / TP_QK_K; b++)
-		s += dot_q45_k(w[b].qs, NULL, w[b].scales, h2f(w[b].d),
-			       h2f(w[b].dmin), &x[b]);
-	return s;
+#define DOT_Q45_K(name, name4, blk_t, QH)				\
+AVX2 static float name(const void *wv, const void *xv, int n)		\
+{									\
+	const blk_t *w = wv;						\
+	const struct tp_block_q8_k *a[1];				\
+	float s = 0;							\
+	int b;								\
+									\
+	for (b = 0; b < n / TP_QK_K; b++) {				\
+		a[0] = (const struct tp_block_q8_k *)xv + b;		\
+		q45_k_block(w[b].qs, QH, w[b].scales, h2f(w[b].d),	\
+			    h2f(w[b].dmin), a, 1, &s);			\
+	}								\
+	return s;							\
+}									\
+AVX2 static void name4(const void *wv, const void *xv, size_t stride,	\
+		       int n, float *out)				\
+{									\
+	const blk_t *w = wv;						\
+	const struct tp_block_q8_k *a[4];				\
+	float s[4] = { 0, 0, 0, 0 };					\
+	int b;								\
+									\
+	for (b = 0; b < n / TP_QK_K; b++) {				\
+		k_rows(xv, stride, b, 4, a);				\
+		q45_k_block(w[b].qs, QH, w[b].scales, h2f(w[b].d),	\
+			    h2f(w[b].dmin), a, 4, s);			\
+	}								\
+	memcpy(out, s, sizeof(s));					\
 }
-
-AVX2 static float dot_q5_k(const void *wv, const void *xv, int n)
-{
-	const struct tp_block_q5_k *w = wv;
-	const struct tp_block_q8_k *x = xv;
-	float s = 0;
-	int b;
-
-	for (b = 0; b < n / TP_QK_K; b++)
-		s += dot_q45_k(w[b].qs, w[b].qh, w[b].scales, h2f(w[b].d),
-			       h2f(w[b].dmin), &x[b]);
-	return s;
-}
+DOT_Q45_K(dot_q4_k, dot4_q4_k, struct tp_block_q4_k, NULL)
+DOT_Q45_K(dot_q5_k, dot4_q5_k, struct tp_block_q5_k, w[b].qh)
 
 /*
- * Q6_K: per 128 elements, 64 bytes of low nibbles and 32 of 2-bit pairs
- * make four runs of 32 quants 0..63; (q - 32) x = q x - 32 x, both exact
- * in 16 bits; sixteen signed scales, one per 16 elements.
+ * A Q6_K super-block against NT activation rows: per 128 elements, 64
+ * bytes of low nibbles and 32 of 2-bit pairs make four runs of 32 quants
+ * 0..63; (q - 32) x = q x - 32 x, both exact in 16 bits; sixteen signed
+ * scales, one per 16 elements. Adds generic's d d_x sumi - 0 d_x 0.
  */
-AVX2 static float dot_q6_k(const void *wv, const void *xv, int n)
+AVX2 static inline __attribute__((always_inline)) void
+q6_k_block(const struct tp_block_q6_k *w, const struct tp_block_q8_k *const *a,
+	   int nt, float *s)
 {
-	const struct tp_block_q6_k *w = wv;
-	const struct tp_block_q8_k *x = xv;
 	const __m256i m4 = _mm256_set1_epi8(15), m2 = _mm256_set1_epi8(3);
 	const __m256i k32 = _mm256_set1_epi8(32);
-	float s = 0;
-	int b, j, k;
+	__m256i acc[4];
+	int j, k, t;
 
-	for (b = 0; b < n / TP_QK_K; b++) {
-		__m256i acc = _mm256_setzero_si256();
+	prefetch_ahead(w, 4);
+	for (t = 0; t < nt; t++)
+		acc[t] = _mm256_setzero_si256();
+	for (j = 0; j < 2; j++) {
+		const uint8_t *ql = w->ql + 64 * j;
+		__m256i l1 = _mm256_loadu_si256((const __m256i *)ql);
+		__m256i l2 = _mm256_loadu_si256((const __m256i *)(ql + 32));
+		__m256i h = _mm256_loadu_si256((const __m256i *)(w->qh + 32 * j));
+		__m256i q[4];
 
-		for (j = 0; j < 2; j++) {
-			const uint8_t *ql = w[b].ql + 64 * j;
-			__m256i l1 = _mm256_loadu_si256((const __m256i *)ql);
-			__m256i l2 = _mm256_loadu_si256((const __m256i *)(ql + 32));
-			__m256i h = _mm256_loadu_si256((const __m256i *)
-						       (w[b].qh + 32 * j));
-			__m256i q[4];
+		q[0] = _mm256_or_si256(_mm256_and_si256(l1, m4),
+			_mm256_slli_epi16(_mm256_and_si256(h, m2), 4));
+		q[1] = _mm256_or_si256(_mm256_and_si256(l2, m4),
+			_mm256_slli_epi16(_mm256_and_si256(
+				_mm256_srli_epi16(h, 2), m2), 4));
+		q[2] = _mm256_or_si256(_mm256_and_si256(
+				_mm256_srli_epi16(l1, 4), m4),
+			_mm256_slli_epi16(_mm256_and_si256(
+				_mm256_srli_epi16(h, 4), m2), 4));
+		q[3] = _mm256_or_si256(_mm256_and_si256(
+				_mm256_srli_epi16(l2, 4), m4),
+			_mm256_slli_epi16(_mm256_and_si256(
+				_mm256_srli_epi16(h, 6), m2), 4));
+		for (k = 0; k < 4; k++) {
+			const int8_t *sc = w->scales + 8 * j + 2 * k;
+			__m256i scv = _mm256_set_m128i(_mm_set1_epi16(sc[1]),
+						       _mm_set1_epi16(sc[0]));
 
-			q[0] = _mm256_or_si256(_mm256_and_si256(l1, m4),
-				_mm256_slli_epi16(_mm256_and_si256(h, m2), 4));
-			q[1] = _mm256_or_si256(_mm256_and_si256(l2, m4),
-				_mm256_slli_epi16(_mm256_and_si256(
-					_mm256_srli_epi16(h, 2), m2), 4));
-			q[2] = _mm256_or_si256(_mm256_and_si256(
-					_mm256_srli_epi16(l1, 4), m4),
-				_mm256_slli_epi16(_mm256_and_si256(
-					_mm256_srli_epi16(h, 4), m2), 4));
-			q[3] = _mm256_or_si256(_mm256_and_si256(
-					_mm256_srli_epi16(l2, 4), m4),
-				_mm256_slli_epi16(_mm256_and_si256(
-					_mm256_srli_epi16(h, 6), m2), 4));
-			for (k = 0; k < 4; k++) {
-				const int8_t *sc = w[b].scales + 8 * j + 2 * k;
-				__m256i a = _mm256_loadu_si256((const __m256i *)
-					(x[b].qs + 128 * j + 32 * k));
+			for (t = 0; t < nt; t++) {
+				__m256i x = _mm256_loadu_si256((const __m256i *)
+					(a[t]->qs + 128 * j + 32 * k));
 				__m256i p = _mm256_sub_epi16(
-					_mm256_maddubs_epi16(q[k], a),
-					_mm256_maddubs_epi16(k32, a));
-				__m256i scv = _mm256_set_m128i(
-					_mm_set1_epi16(sc[1]),
-					_mm_set1_epi16(sc[0]));
+					_mm256_maddubs_epi16(q[k], x),
+					_mm256_maddubs_epi16(k32, x));
 
-				acc = _mm256_add_epi32(acc,
+				acc[t] = _mm256_add_epi32(acc[t],
 					_mm256_madd_epi16(p, scv));
 			}
 		}
-		/* generic: d d_x sumi - 0 d_x 0, the same value */
-		s += h2f(w[b].d) * x[b].d * (float)hsum_i32(acc) -
-		     0.0f * x[b].d * 0.0f;
+	}
+	for (t = 0; t < nt; t++)
+		s[t] += h2f(w->d) * a[t]->d * (float)hsum_i32(acc[t]) -
+			0.0f * a[t]->d * 0.0f;
+}
+
+AVX2 static float dot_q6_k(const void *wv, const void *xv, int n)
+{
+	const struct tp_block_q6_k *w = wv;
+	const struct tp_block_q8_k *a[1];
+	float s = 0;
+	int b;
+
+	for (b = 0; b < n / TP_QK_K; b++) {
+		a[0] = (const struct tp_block_q8_k *)xv + b;
+		q6_k_block(&w[b], a, 1, &s);
 	}
 	return s;
+}
+
+AVX2 static void dot4_q6_k(const void *wv, const void *xv, size_t stride,
+			   int n, float *out)
+{
+	const struct tp_block_q6_k *w = wv;
+	const struct tp_block_q8_k *a[4];
+	float s[4] = { 0, 0, 0, 0 };
+	int b;
+
+	for (b = 0; b < n / TP_QK_K; b++) {
+		k_rows(xv, stride, b, 4, a);
+		q6_k_block(&w[b], a, 4, s);
+	}
+	memcpy(out, s, sizeof(s));
 }
 
 /* ---- floats ------------------------------------------------------------ */
@@ -420,5 +497,8 @@ void tp_kernels_fill_avx2(struct tp_kernels *k)
 	k->dot[TP_Q4_K] = dot_q4_k;
 	k->dot[TP_Q5_K] = dot_q5_k;
 	k->dot[TP_Q6_K] = dot_q6_k;
+	k->dot4[TP_Q4_K] = dot4_q4_k;
+	k->dot4[TP_Q5_K] = dot4_q5_k;
+	k->dot4[TP_Q6_K] = dot4_q6_k;
 }
 #endif /* __x86_64__ */

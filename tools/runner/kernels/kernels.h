@@ -37,12 +37,21 @@ enum tp_act {
 /* The dot product of a row of N weights and N activations (converted). */
 typedef float tp_dot_fn(const void *w, const void *act, int n);
 
+/*
+ * The same row against 4 activation rows (ACT, ACT + STRIDE, ...) at
+ * once, the weights unpacked once for all four (prefill): OUT[t] has the
+ * bits dot() gives for row t.
+ */
+typedef void tp_dot4_fn(const void *w, const void *act, size_t stride, int n,
+			float *out);
+
 #define TP_TYPE_SLOTS 31	/* enum tp_type's values are below this */
 
 struct tp_kernels {
 	enum tp_isa isa;
 	const char *name;		/* "generic", "avx2", ... */
 	tp_dot_fn *dot[TP_TYPE_SLOTS];	/* by weight type; never NULL */
+	tp_dot4_fn *dot4[TP_TYPE_SLOTS];	/* NULL: four dot() calls */
 };
 
 enum tp_act tp_act_for(enum tp_type t);

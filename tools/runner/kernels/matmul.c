@@ -14,6 +14,7 @@ struct mm_job {
 	const struct tp_mat *w;
 	int batch;
 	tp_dot_fn *dot;
+	tp_dot4_fn *dot4;
 };
 
 /* Rows [r0, r1) of W against every input: the row stays in L1 while the
@@ -29,8 +30,19 @@ static void mm_part(void *arg, int part, int nparts)
 
 	for (i = r0; i < r1; i++) {
 		const void *row = tp_mat_row(w, (int)i);
+		float out[4];
+		int t;
 
-		for (b = 0; b < j->batch; b++)
+		b = 0;
+		if (j->dot4)
+			for (; b + 4 <= j->batch; b += 4) {
+				j->dot4(row, j->act + (size_t)b * j->act_stride,
+					j->act_stride, w->cols, out);
+				for (t = 0; t < 4; t++)
+					j->y[(size_t)(b + t) * w->rows + i] =
+						out[t];
+			}
+		for (; b < j->batch; b++)
 			j->y[(size_t)b * w->rows + i] =
 				j->dot(row, j->act + (size_t)b * j->act_stride,
 				       w->cols);
@@ -60,6 +72,7 @@ void tp_matmul(float *y, const float *x, const struct tp_mat *w, int batch)
 	enum tp_act a = tp_act_for(w->type);
 	struct mm_job j = {
 		.y = y, .w = w, .batch = batch, .dot = k->dot[w->type],
+		.dot4 = k->dot4[w->type],
 		.act_stride = tp_act_bytes(a, w->cols),
 	};
 	char *buf;
