@@ -173,6 +173,69 @@ DOT_X_Q8_0(dot_q8_0, struct tp_block_q8_0, q8_0_quants)
 DOT_X_Q8_0(dot_q4_0, struct tp_block_q4_0, q4_0_quants)
 DOT_X_Q8_0(dot_q5_0, struct tp_block_q5_0, q5_0_quants)
 
+/*
+ * The same against 4 activation rows (prefill): each group of four weight
+ * blocks is loaded and its signs taken once, then met by each row; each
+ * row's terms are added in the order dot adds them.
+ */
+#define DOT4_X_Q8_0(name, blk_t, quants)				\
+AVX2 static void name(const void *wv, const void *xv, size_t stride,	\
+		      int n, float *out)				\
+{									\
+	const blk_t *w = wv;						\
+	int nb = n / TP_QK, b = 0, k, t;				\
+	float s[4] = { 0, 0, 0, 0 };					\
+									\
+	for (; b + 4 <= nb; b += 4) {					\
+		__m256i q[4], qa[4];					\
+		__m128 dw = _mm_setr_ps(h2f(w[b].d), h2f(w[b + 1].d),	\
+					h2f(w[b + 2].d), h2f(w[b + 3].d)); \
+									\
+		prefetch_ahead(&w[b], 2);				\
+		for (k = 0; k < 4; k++) {				\
+			q[k] = quants(wv, b + k);			\
+			qa[k] = _mm256_sign_epi8(q[k], q[k]);		\
+		}							\
+		for (t = 0; t < 4; t++) {				\
+			const struct tp_block_q8_0 *x = (const void *)	\
+				((const char *)xv + t * stride);	\
+			__m256i v[4];					\
+			__m128i sum4;					\
+			float f[4];					\
+									\
+			for (k = 0; k < 4; k++)				\
+				v[k] = _mm256_madd_epi16(_mm256_maddubs_epi16( \
+					qa[k], _mm256_sign_epi8(_mm256_loadu_si256( \
+					(const __m256i *)x[b + k].qs), q[k])), \
+					_mm256_set1_epi16(1));		\
+			v[0] = _mm256_hadd_epi32(_mm256_hadd_epi32(v[0], v[1]), \
+						 _mm256_hadd_epi32(v[2], v[3])); \
+			sum4 = _mm_add_epi32(_mm256_castsi256_si128(v[0]), \
+					     _mm256_extracti128_si256(v[0], 1)); \
+			_mm_storeu_ps(f, _mm_mul_ps(_mm_cvtepi32_ps(sum4), \
+				_mm_mul_ps(dw, _mm_setr_ps(h2f(x[b].d),	\
+					h2f(x[b + 1].d), h2f(x[b + 2].d), \
+					h2f(x[b + 3].d)))));		\
+			for (k = 0; k < 4; k++)				\
+				s[t] += f[k];				\
+		}							\
+	}								\
+	for (; b < nb; b++)						\
+		for (t = 0; t < 4; t++) {				\
+			const struct tp_block_q8_0 *x = (const void *)	\
+				((const char *)xv + t * stride);	\
+			int sumi = hsum_i32(dot_s8(quants(wv, b),	\
+				_mm256_loadu_si256((const __m256i *)x[b].qs))); \
+									\
+			s[t] += (float)sumi * (h2f(w[b].d) * h2f(x[b].d)); \
+		}							\
+	memcpy(out, s, sizeof(s));					\
+}
+DOT4_X_Q8_0(dot4_q8_0, struct tp_block_q8_0, q8_0_quants)
+DOT4_X_Q8_0(dot4_q4_0, struct tp_block_q4_0, q4_0_quants)
+DOT4_X_Q8_0(dot4_q5_0, struct tp_block_q5_0, q5_0_quants)
+
+
 /* Generic: s += d_w d_x (float)sumi + m_w s_x, block by block. */
 AVX2 static float dot_q4_1(const void *wv, const void *xv, int n)
 {
@@ -497,6 +560,9 @@ void tp_kernels_fill_avx2(struct tp_kernels *k)
 	k->dot[TP_Q4_K] = dot_q4_k;
 	k->dot[TP_Q5_K] = dot_q5_k;
 	k->dot[TP_Q6_K] = dot_q6_k;
+	k->dot4[TP_Q8_0] = dot4_q8_0;
+	k->dot4[TP_Q4_0] = dot4_q4_0;
+	k->dot4[TP_Q5_0] = dot4_q5_0;
 	k->dot4[TP_Q4_K] = dot4_q4_k;
 	k->dot4[TP_Q5_K] = dot4_q5_k;
 	k->dot4[TP_Q6_K] = dot4_q6_k;
