@@ -7,7 +7,7 @@
 #include "quant.h"
 #include "tpmath.h"
 
-static float f16_table[65536];
+float tp_f16_table[65536];	/* filled by tp_math_init() */
 
 static inline uint32_t f2u(float f)
 {
@@ -79,7 +79,7 @@ void tp_math_init(void)
 	if (done)
 		return;
 	for (i = 0; i < 65536; i++)
-		f16_table[i] = tp_f16_to_f32((uint16_t)i);
+		tp_f16_table[i] = tp_f16_to_f32((uint16_t)i);
 	done = 1;
 }
 
@@ -161,7 +161,7 @@ void tp_row_to_f32(enum tp_type t, const void *row, float *out, size_t n)
 		break;
 	case TP_F16:
 		for (i = 0; i < n; i++)
-			out[i] = f16_table[h[i]];
+			out[i] = tp_f16_table[h[i]];
 		break;
 	case TP_BF16:
 		for (i = 0; i < n; i++)
@@ -230,10 +230,10 @@ static float dot_f16(const uint16_t *w, const float *x, int n)
 
 	for (; i + 8 <= n; i += 8)
 		for (k = 0; k < 8; k++)
-			a[k] += f16_table[w[i + k]] * x[i + k];
+			a[k] += tp_f16_table[w[i + k]] * x[i + k];
 	s = COMBINE8(a);
 	for (; i < n; i++)
-		s += f16_table[w[i]] * x[i];
+		s += tp_f16_table[w[i]] * x[i];
 	return s;
 }
 
@@ -266,7 +266,7 @@ static float dot_q8_0(const struct tp_block_q8_0 *w, const float *x, int n)
 		for (i = 0; i < TP_QK8_0; i += 8)
 			for (k = 0; k < 8; k++)
 				a[k] += q[i + k] * x[i + k];
-		s += f16_table[w[b].d] * COMBINE8(a);
+		s += tp_f16_table[w[b].d] * COMBINE8(a);
 	}
 	return s;
 }

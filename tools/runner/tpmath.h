@@ -43,6 +43,8 @@ _Static_assert(sizeof(struct tp_block_q8_0) == 34, "Q8_0 block is 34 bytes");
 void tp_math_init(void);
 
 float tp_f16_to_f32(uint16_t h);
+/* Every F16 value as float, by its bits: the fast tp_f16_to_f32. */
+extern float tp_f16_table[65536];
 uint16_t tp_f32_to_f16(float f);	/* round to nearest even */
 float tp_bf16_to_f32(uint16_t h);
 uint16_t tp_f32_to_bf16(float f);	/* round to nearest even */

@@ -34,8 +34,8 @@ static float dot_q8_0(const void *wv, const void *xv, int n)
 
 		for (j = 0; j < TP_QK8_0; j++)
 			sumi += w[b].qs[j] * x[b].qs[j];
-		s += (float)sumi * (tp_f16_to_f32(w[b].d) *
-				    tp_f16_to_f32(x[b].d));
+		s += (float)sumi * (tp_f16_table[w[b].d] *
+				    tp_f16_table[x[b].d]);
 	}
 	return s;
 }
