@@ -215,7 +215,8 @@ int main(void)
 		const struct tp_kernels *k = tp_kernels_for((enum tp_isa)isa);
 
 		if (!k) {
-			skip(1, "%s: this CPU lacks it", tp_isa_name((enum tp_isa)isa));
+			skip(1, "%s: no kernels, or this CPU lacks it",
+			     tp_isa_name((enum tp_isa)isa));
 			continue;
 		}
 		compare_isa(k, g);

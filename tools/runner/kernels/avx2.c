@@ -276,28 +276,41 @@ AVX2 static float dot_q5_1(const void *wv, const void *xv, int n)
 
 /* ---- K-quants against Q8_K ---------------------------------------------- */
 
-/* The eight 6-bit scales and mins of a Q4_K/Q5_K super-block. */
-static void k_scales(const uint8_t *q, int16_t *sc, int16_t *m)
+/*
+ * The eight 6-bit scales and mins of a Q4_K/Q5_K super-block as 16-bit
+ * lanes: scales in 0..7, mins in 8..15 (ggml's 32-bit unpacking: the
+ * low 6 bits of bytes 0..3 and 4..7 are scales 0..3 and mins 0..3, the
+ * top 2 bits of those bytes and the nibbles of bytes 8..11 the rest).
+ */
+AVX2 static inline __m256i k_scales(const uint8_t *q)
 {
-	int j;
+	const uint32_t m6 = 0x3f3f3f3f, m4 = 0x0f0f0f0f, m2 = 0x03030303;
+	uint32_t u[3], sc_lo, sc_hi, mn_lo, mn_hi;
 
-	for (j = 0; j < 8; j++)
-		if (j < 4) {
-			sc[j] = q[j] & 63;
-			m[j] = q[j + 4] & 63;
-		} else {
-			sc[j] = (int16_t)((q[j + 4] & 15) | ((q[j - 4] >> 6) << 4));
-			m[j] = (int16_t)((q[j + 4] >> 4) | ((q[j] >> 6) << 4));
-		}
+	memcpy(u, q, 12);
+	sc_lo = u[0] & m6;
+	mn_lo = u[1] & m6;
+	sc_hi = (u[2] & m4) | ((u[0] >> 6) & m2) << 4;
+	mn_hi = ((u[2] >> 4) & m4) | ((u[1] >> 6) & m2) << 4;
+	return _mm256_cvtepu8_epi16(_mm_setr_epi32((int)sc_lo, (int)sc_hi,
+						   (int)mn_lo, (int)mn_hi));
 }
 
-/* sum over the 16 sums of 16 activations of bsums[j] * m[j / 2] */
-AVX2 static inline int k_mins(const int16_t *bsums, const int16_t *m)
+/* Every 16-bit lane: lane I of each 128-bit half of V. */
+AVX2 static inline __m256i bcast16(__m256i v, int i)
+{
+	return _mm256_shuffle_epi8(v, _mm256_set1_epi16((short)(0x0100 +
+								0x0202 * i)));
+}
+
+/* sum over the 16 sums of 16 activations of bsums[j] * m[j / 2] (the
+ * mins as eight 16-bit lanes) */
+AVX2 static inline int k_mins(const int16_t *bsums, __m128i m)
 {
 	__m256i bs = _mm256_loadu_si256((const __m256i *)bsums);
 	__m128i pairs = _mm_hadd_epi16(_mm256_castsi256_si128(bs),
 				       _mm256_extracti128_si256(bs, 1));
-	__m128i p = _mm_madd_epi16(pairs, _mm_loadu_si128((const __m128i *)m));
+	__m128i p = _mm_madd_epi16(pairs, m);
 
 	p = _mm_add_epi32(p, _mm_shuffle_epi32(p, _MM_SHUFFLE(1, 0, 3, 2)));
 	p = _mm_add_epi32(p, _mm_shuffle_epi32(p, _MM_SHUFFLE(2, 3, 0, 1)));
@@ -328,11 +341,12 @@ q45_k_block(const uint8_t *qs, const uint8_t *qh, const uint8_t *scales,
 {
 	const __m256i m4 = _mm256_set1_epi8(15), one = _mm256_set1_epi8(1);
 	__m256i acc[4], hb = _mm256_setzero_si256();
-	int16_t sc[8], m[8];
+	__m256i sm = k_scales(scales);
+	__m256i sc = _mm256_permute2x128_si256(sm, sm, 0x00);
+	__m128i m = _mm256_extracti128_si256(sm, 1);
 	int j, t;
 
 	prefetch_ahead(qs, 3);
-	k_scales(scales, sc, m);
 	for (t = 0; t < nt; t++)
 		acc[t] = _mm256_setzero_si256();
 	if (qh)
@@ -341,8 +355,7 @@ q45_k_block(const uint8_t *qs, const uint8_t *qh, const uint8_t *scales,
 		__m256i q = _mm256_loadu_si256((const __m256i *)(qs + 32 * j));
 		__m256i lo = _mm256_and_si256(q, m4);
 		__m256i hi = _mm256_and_si256(_mm256_srli_epi16(q, 4), m4);
-		__m256i slo = _mm256_set1_epi16(sc[2 * j]);
-		__m256i shi = _mm256_set1_epi16(sc[2 * j + 1]);
+		__m256i slo = bcast16(sc, 2 * j), shi = bcast16(sc, 2 * j + 1);
 
 		if (qh) {
 			lo = _mm256_or_si256(lo, _mm256_slli_epi16(
@@ -415,6 +428,7 @@ q6_k_block(const struct tp_block_q6_k *w, const struct tp_block_q8_k *const *a,
 {
 	const __m256i m4 = _mm256_set1_epi8(15), m2 = _mm256_set1_epi8(3);
 	const __m256i k32 = _mm256_set1_epi8(32);
+	__m128i sc16 = _mm_loadu_si128((const __m128i *)w->scales);
 	__m256i acc[4];
 	int j, k, t;
 
@@ -442,9 +456,12 @@ q6_k_block(const struct tp_block_q6_k *w, const struct tp_block_q8_k *const *a,
 			_mm256_slli_epi16(_mm256_and_si256(
 				_mm256_srli_epi16(h, 6), m2), 4));
 		for (k = 0; k < 4; k++) {
-			const int8_t *sc = w->scales + 8 * j + 2 * k;
-			__m256i scv = _mm256_set_m128i(_mm_set1_epi16(sc[1]),
-						       _mm_set1_epi16(sc[0]));
+			/* sc[8j+2k] in the low 8 lanes, sc[8j+2k+1] high */
+			__m256i scv = _mm256_cvtepi8_epi16(_mm_shuffle_epi8(sc16,
+				_mm_set_epi64x(0x0101010101010101 *
+					       (8 * j + 2 * k + 1),
+					       0x0101010101010101 *
+					       (8 * j + 2 * k))));
 
 			for (t = 0; t < nt; t++) {
 				__m256i x = _mm256_loadu_si256((const __m256i *)
