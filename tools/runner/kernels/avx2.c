@@ -419,22 +419,29 @@ DOT_Q45_K(dot_q5_k, dot4_q5_k, struct tp_block_q5_k, w[b].qh)
 /*
  * A Q6_K super-block against NT activation rows: per 128 elements, 64
  * bytes of low nibbles and 32 of 2-bit pairs make four runs of 32 quants
- * 0..63; (q - 32) x = q x - 32 x, both exact in 16 bits; sixteen signed
- * scales, one per 16 elements. Adds generic's d d_x sumi - 0 d_x 0.
+ * 0..63; sixteen signed scales, one per 16 elements. The quants are
+ * stored + 32: sum sc (q - 32) x = sum sc q x - 32 sum sc bsum, the sums
+ * of 16 activations Q8_K carries (all exact in 32 bits). Adds generic's
+ * d d_x sumi - 0 d_x 0.
  */
 AVX2 static inline __attribute__((always_inline)) void
 q6_k_block(const struct tp_block_q6_k *w, const struct tp_block_q8_k *const *a,
 	   int nt, float *s)
 {
 	const __m256i m4 = _mm256_set1_epi8(15), m2 = _mm256_set1_epi8(3);
-	const __m256i k32 = _mm256_set1_epi8(32);
 	__m128i sc16 = _mm_loadu_si128((const __m128i *)w->scales);
 	__m256i acc[4];
 	int j, k, t;
 
 	prefetch_ahead(w, 4);
-	for (t = 0; t < nt; t++)
-		acc[t] = _mm256_setzero_si256();
+	for (t = 0; t < nt; t++) {
+		__m256i bs = _mm256_loadu_si256((const __m256i *)a[t]->bsums);
+
+		/* - 32 sum sc bsum, to start from */
+		acc[t] = _mm256_sub_epi32(_mm256_setzero_si256(),
+			_mm256_slli_epi32(_mm256_madd_epi16(bs,
+				_mm256_cvtepi8_epi16(sc16)), 5));
+	}
 	for (j = 0; j < 2; j++) {
 		const uint8_t *ql = w->ql + 64 * j;
 		__m256i l1 = _mm256_loadu_si256((const __m256i *)ql);
@@ -466,12 +473,11 @@ q6_k_block(const struct tp_block_q6_k *w, const struct tp_block_q8_k *const *a,
 			for (t = 0; t < nt; t++) {
 				__m256i x = _mm256_loadu_si256((const __m256i *)
 					(a[t]->qs + 128 * j + 32 * k));
-				__m256i p = _mm256_sub_epi16(
-					_mm256_maddubs_epi16(q[k], x),
-					_mm256_maddubs_epi16(k32, x));
 
 				acc[t] = _mm256_add_epi32(acc[t],
-					_mm256_madd_epi16(p, scv));
+					_mm256_madd_epi16(
+						_mm256_maddubs_epi16(q[k], x),
+						scv));
 			}
 		}
 	}
