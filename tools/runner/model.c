@@ -227,13 +227,16 @@ struct attn_job {
 static void attention_part(void *arg, int part, int nparts)
 {
 	const struct attn_job *j = arg;
-	long total = (long)j->n * j->m->nq, b, e, k;
+	int nq = j->m->nq;
+	float *scores = j->m->scores + (size_t)part * j->m->ctx;
+	long b, e, k;
 
-	tp_split(total, nparts, part, &b, &e);
-	for (k = b; k < e; k++)
-		attend_head(j->m, j->l, (int)(k / j->m->nq), j->pos +
-			    (int)(k / j->m->nq), (int)(k % j->m->nq),
-			    j->m->scores + (size_t)part * j->m->ctx);
+	tp_split((long)j->n * nq, nparts, part, &b, &e);
+	for (k = b; k < e; k++) {
+		int t = (int)(k / nq), h = (int)(k % nq);
+
+		attend_head(j->m, j->l, t, j->pos + t, h, scores);
+	}
 }
 
 static void attention(struct tp_model *m, int l, int n, int pos)
