@@ -19,6 +19,12 @@
 #include "kernels.h"
 
 #define AVX2 __attribute__((target("avx2,fma,f16c")))
+/*
+ * Loops over the 4 tokens, blocks or accumulators are unrolled, so that
+ * their arrays of vectors live in registers (-O2 alone kept them on the
+ * stack: perf had dot2_f16 storing and reloading its accumulators).
+ */
+#define UNROLL _Pragma("GCC unroll 4")
 
 AVX2 static inline int hsum_i32(__m256i v)
 {
@@ -146,7 +152,7 @@ AVX2 static float name(const void *wv, const void *xv, int n)		\
 		float t[4];						\
 									\
 		prefetch_ahead(&w[b], 2);				\
-		for (k = 0; k < 4; k++)					\
+		UNROLL for (k = 0; k < 4; k++)					\
 			v[k] = dot_s8(quants(wv, b + k),		\
 				      _mm256_loadu_si256((const __m256i *)x[b + k].qs)); \
 		v[0] = _mm256_hadd_epi32(_mm256_hadd_epi32(v[0], v[1]),	\
@@ -158,7 +164,7 @@ AVX2 static float name(const void *wv, const void *xv, int n)		\
 					       h2f(w[b + 2].d), h2f(w[b + 3].d)), \
 				   _mm_setr_ps(h2f(x[b].d), h2f(x[b + 1].d), \
 					       h2f(x[b + 2].d), h2f(x[b + 3].d))))); \
-		for (k = 0; k < 4; k++)					\
+		UNROLL for (k = 0; k < 4; k++)					\
 			s += t[k];					\
 	}								\
 	for (; b < nb; b++) {						\
@@ -192,18 +198,18 @@ AVX2 static void name(const void *wv, const void *xv, size_t stride,	\
 					h2f(w[b + 2].d), h2f(w[b + 3].d)); \
 									\
 		prefetch_ahead(&w[b], 2);				\
-		for (k = 0; k < 4; k++) {				\
+		UNROLL for (k = 0; k < 4; k++) {				\
 			q[k] = quants(wv, b + k);			\
 			qa[k] = _mm256_sign_epi8(q[k], q[k]);		\
 		}							\
-		for (t = 0; t < 4; t++) {				\
+		UNROLL for (t = 0; t < 4; t++) {				\
 			const struct tp_block_q8_0 *x = (const void *)	\
 				((const char *)xv + t * stride);	\
 			__m256i v[4];					\
 			__m128i sum4;					\
 			float f[4];					\
 									\
-			for (k = 0; k < 4; k++)				\
+			UNROLL for (k = 0; k < 4; k++)				\
 				v[k] = _mm256_madd_epi16(_mm256_maddubs_epi16( \
 					qa[k], _mm256_sign_epi8(_mm256_loadu_si256( \
 					(const __m256i *)x[b + k].qs), q[k])), \
@@ -216,12 +222,12 @@ AVX2 static void name(const void *wv, const void *xv, size_t stride,	\
 				_mm_mul_ps(dw, _mm_setr_ps(h2f(x[b].d),	\
 					h2f(x[b + 1].d), h2f(x[b + 2].d), \
 					h2f(x[b + 3].d)))));		\
-			for (k = 0; k < 4; k++)				\
+			UNROLL for (k = 0; k < 4; k++)				\
 				s[t] += f[k];				\
 		}							\
 	}								\
 	for (; b < nb; b++)						\
-		for (t = 0; t < 4; t++) {				\
+		UNROLL for (t = 0; t < 4; t++) {				\
 			const struct tp_block_q8_0 *x = (const void *)	\
 				((const char *)xv + t * stride);	\
 			int sumi = hsum_i32(dot_s8(quants(wv, b),	\
@@ -323,7 +329,7 @@ static inline void k_rows(const void *act, size_t stride, int b, int nt,
 {
 	int t;
 
-	for (t = 0; t < nt; t++)
+	UNROLL for (t = 0; t < nt; t++)
 		a[t] = (const struct tp_block_q8_k *)((const char *)act +
 						      t * stride) + b;
 }
@@ -347,11 +353,11 @@ q45_k_block(const uint8_t *qs, const uint8_t *qh, const uint8_t *scales,
 	int j, t;
 
 	prefetch_ahead(qs, 3);
-	for (t = 0; t < nt; t++)
+	UNROLL for (t = 0; t < nt; t++)
 		acc[t] = _mm256_setzero_si256();
 	if (qh)
 		hb = _mm256_loadu_si256((const __m256i *)qh);
-	for (j = 0; j < 4; j++) {
+	UNROLL for (j = 0; j < 4; j++) {
 		__m256i q = _mm256_loadu_si256((const __m256i *)(qs + 32 * j));
 		__m256i lo = _mm256_and_si256(q, m4);
 		__m256i hi = _mm256_and_si256(_mm256_srli_epi16(q, 4), m4);
@@ -365,7 +371,7 @@ q45_k_block(const uint8_t *qs, const uint8_t *qh, const uint8_t *scales,
 						 one), 4));
 			hb = _mm256_srli_epi16(hb, 2);
 		}
-		for (t = 0; t < nt; t++) {
+		UNROLL for (t = 0; t < nt; t++) {
 			__m256i plo = _mm256_maddubs_epi16(lo, _mm256_loadu_si256(
 				(const __m256i *)(a[t]->qs + 64 * j)));
 			__m256i phi = _mm256_maddubs_epi16(hi, _mm256_loadu_si256(
@@ -376,7 +382,7 @@ q45_k_block(const uint8_t *qs, const uint8_t *qh, const uint8_t *scales,
 						 _mm256_madd_epi16(phi, shi)));
 		}
 	}
-	for (t = 0; t < nt; t++) {
+	UNROLL for (t = 0; t < nt; t++) {
 		int sumi = hsum_i32(acc[t]), summ = k_mins(a[t]->bsums, m);
 
 		s[t] += d * a[t]->d * (float)sumi - dmin * a[t]->d * (float)summ;
@@ -434,7 +440,7 @@ q6_k_block(const struct tp_block_q6_k *w, const struct tp_block_q8_k *const *a,
 	int j, k, t;
 
 	prefetch_ahead(w, 4);
-	for (t = 0; t < nt; t++) {
+	UNROLL for (t = 0; t < nt; t++) {
 		__m256i bs = _mm256_loadu_si256((const __m256i *)a[t]->bsums);
 
 		/* - 32 sum sc bsum, to start from */
@@ -442,7 +448,7 @@ q6_k_block(const struct tp_block_q6_k *w, const struct tp_block_q8_k *const *a,
 			_mm256_slli_epi32(_mm256_madd_epi16(bs,
 				_mm256_cvtepi8_epi16(sc16)), 5));
 	}
-	for (j = 0; j < 2; j++) {
+	UNROLL for (j = 0; j < 2; j++) {
 		const uint8_t *ql = w->ql + 64 * j;
 		__m256i l1 = _mm256_loadu_si256((const __m256i *)ql);
 		__m256i l2 = _mm256_loadu_si256((const __m256i *)(ql + 32));
@@ -462,7 +468,7 @@ q6_k_block(const struct tp_block_q6_k *w, const struct tp_block_q8_k *const *a,
 				_mm256_srli_epi16(l2, 4), m4),
 			_mm256_slli_epi16(_mm256_and_si256(
 				_mm256_srli_epi16(h, 6), m2), 4));
-		for (k = 0; k < 4; k++) {
+		UNROLL for (k = 0; k < 4; k++) {
 			/* sc[8j+2k] in the low 8 lanes, sc[8j+2k+1] high */
 			__m256i scv = _mm256_cvtepi8_epi16(_mm_shuffle_epi8(sc16,
 				_mm_set_epi64x(0x0101010101010101 *
@@ -470,7 +476,7 @@ q6_k_block(const struct tp_block_q6_k *w, const struct tp_block_q8_k *const *a,
 					       0x0101010101010101 *
 					       (8 * j + 2 * k))));
 
-			for (t = 0; t < nt; t++) {
+			UNROLL for (t = 0; t < nt; t++) {
 				__m256i x = _mm256_loadu_si256((const __m256i *)
 					(a[t]->qs + 128 * j + 32 * k));
 
@@ -481,7 +487,7 @@ q6_k_block(const struct tp_block_q6_k *w, const struct tp_block_q8_k *const *a,
 			}
 		}
 	}
-	for (t = 0; t < nt; t++)
+	UNROLL for (t = 0; t < nt; t++)
 		s[t] += h2f(w->d) * a[t]->d * (float)hsum_i32(acc[t]) -
 			0.0f * a[t]->d * 0.0f;
 }
@@ -531,7 +537,7 @@ AVX2 static float name(const void *wv, const void *xv, int n)		\
 									\
 	for (; i + 32 <= n; i += 32) {					\
 		prefetch_ahead(w + i, (int)sizeof(elem_t) / 2);		\
-		for (k = 0; k < 4; k++)					\
+		UNROLL for (k = 0; k < 4; k++)					\
 			acc[k] = _mm256_fmadd_ps(load8(w + i + 8 * k),	\
 				_mm256_loadu_ps(x + i + 8 * k), acc[k]); \
 	}								\
@@ -583,11 +589,11 @@ AVX2 static void dot2_f16(const uint16_t *w, const float *x0, const float *x1,
 	__m256 a0[4], a1[4];
 	int i = 0, k;
 
-	for (k = 0; k < 4; k++)
+	UNROLL for (k = 0; k < 4; k++)
 		a0[k] = a1[k] = _mm256_setzero_ps();
 	for (; i + 32 <= n; i += 32) {
 		prefetch_ahead(w + i, 1);
-		for (k = 0; k < 4; k++) {
+		UNROLL for (k = 0; k < 4; k++) {
 			__m256 wk = load8_f16(w + i + 8 * k);
 
 			a0[k] = _mm256_fmadd_ps(wk, _mm256_loadu_ps(x0 + i + 8 * k),
