@@ -120,6 +120,11 @@ unit-tests:
 llama-ref: runner
 	tests/llama-ref/compare.sh --save-ref build/llama-ref
 
+# The compute table alone (tprun against llama.cpp, host only).
+.PHONY: bench-compute
+bench-compute: runner
+	tests/llama-ref/bench-compute.sh
+
 print-%:
 	@echo $($*)
 
@@ -170,8 +175,11 @@ soak: deps all test-progs
 check-debug: deps all test-progs
 	tests/debug-kernel/check-debug.sh
 
-# Benchmarks: ratios against rdma_rxe in the same guest, never a test.
+# Benchmarks: ratios against rdma_rxe in the same guest, never a test;
+# first, on the host, tprun's compute against llama.cpp's on the same cores
+# (Documentation/benchmarks.md).
 bench: deps all test-progs
+	tests/llama-ref/bench-compute.sh
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/bench/kcopy modules
 	TBRDMA_SELFTEST_DIR=$(CURDIR)/tests/bench tests/vm/run-vm.sh --timeout 5400
 
