@@ -309,18 +309,24 @@ AVX2 static inline __m256i bcast16(__m256i v, int i)
 								0x0202 * i)));
 }
 
-/* sum over the 16 sums of 16 activations of bsums[j] * m[j / 2] (the
- * mins as eight 16-bit lanes) */
-AVX2 static inline int k_mins(const int16_t *bsums, __m128i m)
+/*
+ * The sum of ACC's 8 lanes (sumi) and of bsums[j] * m[j / 2] over the 16
+ * sums of 16 activations (summ; the mins as eight 16-bit lanes), both
+ * reduced by the same two horizontal adds.
+ */
+AVX2 static inline void k_sums(__m256i acc, const int16_t *bsums, __m128i m,
+			       int *sumi, int *summ)
 {
 	__m256i bs = _mm256_loadu_si256((const __m256i *)bsums);
 	__m128i pairs = _mm_hadd_epi16(_mm256_castsi256_si128(bs),
 				       _mm256_extracti128_si256(bs, 1));
-	__m128i p = _mm_madd_epi16(pairs, m);
+	__m128i h = _mm_hadd_epi32(_mm_add_epi32(_mm256_castsi256_si128(acc),
+					_mm256_extracti128_si256(acc, 1)),
+				   _mm_madd_epi16(pairs, m));
 
-	p = _mm_add_epi32(p, _mm_shuffle_epi32(p, _MM_SHUFFLE(1, 0, 3, 2)));
-	p = _mm_add_epi32(p, _mm_shuffle_epi32(p, _MM_SHUFFLE(2, 3, 0, 1)));
-	return _mm_cvtsi128_si32(p);
+	h = _mm_hadd_epi32(h, h);
+	*sumi = _mm_cvtsi128_si32(h);
+	*summ = _mm_extract_epi32(h, 1);
 }
 
 /* The NT activation rows' super-block B (rows STRIDE bytes apart). */
@@ -383,8 +389,9 @@ q45_k_block(const uint8_t *qs, const uint8_t *qh, const uint8_t *scales,
 		}
 	}
 	UNROLL for (t = 0; t < nt; t++) {
-		int sumi = hsum_i32(acc[t]), summ = k_mins(a[t]->bsums, m);
+		int sumi, summ;
 
+		k_sums(acc[t], a[t]->bsums, m, &sumi, &summ);
 		s[t] += d * a[t]->d * (float)sumi - dmin * a[t]->d * (float)summ;
 	}
 }
