@@ -130,6 +130,11 @@ unit-tests:
 llama-ref: runner
 	tests/llama-ref/compare.sh --save-ref build/llama-ref
 
+# The compute table alone (tprun against llama.cpp, host only).
+.PHONY: bench-compute
+bench-compute: runner
+	tests/llama-ref/bench-compute.sh
+
 print-%:
 	@echo $($*)
 
@@ -188,10 +193,13 @@ check-debug: deps
 check-debug-run: all test-progs
 	tests/debug-kernel/check-debug.sh
 
-# Benchmarks: ratios against rdma_rxe in the same guest, never a test.
+# Benchmarks: ratios against rdma_rxe in the same guest, never a test;
+# first, on the host, tprun's compute against llama.cpp's on the same cores
+# (Documentation/benchmarks.md).
 bench: deps
 	$(MAKE) bench-run
 bench-run: all test-progs
+	tests/llama-ref/bench-compute.sh
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/bench/kcopy modules
 	TBRDMA_SELFTEST_DIR=$(CURDIR)/tests/bench tests/vm/run-vm.sh --timeout 5400
 

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "kernels/matmul.h"
 #include "quant.h"
 #include "tap.h"
 

@@ -8,6 +8,7 @@
 
 #include "export.h"
 #include "opts.h"
+#include "pool.h"
 #include "run.h"
 #include "util.h"
 
@@ -19,6 +20,9 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	tp_math_init();
 	tp_opts_parse(&o, argc, argv);
+	/* the pool starts on first use: in each forked rank, not here */
+	tp_pool_set_threads(o.threads ? o.threads :
+			    tp_pool_default_threads(o.local ? o.nranks : 0));
 	if (o.export_path) {
 		if (tp_export_gguf(o.export_path, &o.cfg, o.seed, o.wtype,
 				   o.export_tied, err, sizeof(err))) {

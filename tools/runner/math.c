@@ -7,7 +7,7 @@
 #include "quant.h"
 #include "tpmath.h"
 
-static float f16_table[65536];
+float tp_f16_table[65536];	/* filled by tp_math_init() */
 
 static inline uint32_t f2u(float f)
 {
@@ -79,7 +79,7 @@ void tp_math_init(void)
 	if (done)
 		return;
 	for (i = 0; i < 65536; i++)
-		f16_table[i] = tp_f16_to_f32((uint16_t)i);
+		tp_f16_table[i] = tp_f16_to_f32((uint16_t)i);
 	done = 1;
 }
 
@@ -161,7 +161,7 @@ void tp_row_to_f32(enum tp_type t, const void *row, float *out, size_t n)
 		break;
 	case TP_F16:
 		for (i = 0; i < n; i++)
-			out[i] = f16_table[h[i]];
+			out[i] = tp_f16_table[h[i]];
 		break;
 	case TP_BF16:
 		for (i = 0; i < n; i++)
@@ -230,10 +230,10 @@ static float dot_f16(const uint16_t *w, const float *x, int n)
 
 	for (; i + 8 <= n; i += 8)
 		for (k = 0; k < 8; k++)
-			a[k] += f16_table[w[i + k]] * x[i + k];
+			a[k] += tp_f16_table[w[i + k]] * x[i + k];
 	s = COMBINE8(a);
 	for (; i < n; i++)
-		s += f16_table[w[i]] * x[i];
+		s += tp_f16_table[w[i]] * x[i];
 	return s;
 }
 
@@ -266,7 +266,7 @@ static float dot_q8_0(const struct tp_block_q8_0 *w, const float *x, int n)
 		for (i = 0; i < TP_QK8_0; i += 8)
 			for (k = 0; k < 8; k++)
 				a[k] += q[i + k] * x[i + k];
-		s += f16_table[w[b].d] * COMBINE8(a);
+		s += tp_f16_table[w[b].d] * COMBINE8(a);
 	}
 	return s;
 }
@@ -292,115 +292,6 @@ float tp_dot(enum tp_type t, const void *row, const float *x, int n)
 		return s;
 	}
 	}
-}
-
-static void *xcalloc(size_t n, size_t size)
-{
-	void *p = calloc(n ? n : 1, size);
-
-	if (!p)
-		abort();
-	return p;
-}
-
-/*
- * The activations as llama.cpp's CPU backend feeds them to a product with
- * quantised weights (its vec_dot_type): quantised to Q8_0 as its x86
- * quantize_row_q8_0 does (scale 127/amax, rounding to nearest even).
- */
-static void act_q8_0(const float *x, struct tp_block_q8_0 *y, int n)
-{
-	int b, j;
-
-	for (b = 0; b < n / TP_QK8_0; b++, x += TP_QK8_0) {
-		float amax = 0, id;
-
-		for (j = 0; j < TP_QK8_0; j++)
-			if (fabsf(x[j]) > amax)
-				amax = fabsf(x[j]);
-		y[b].d = tp_f32_to_f16(amax / 127.0f);
-		id = amax != 0.0f ? 127.0f / amax : 0.0f;
-		for (j = 0; j < TP_QK8_0; j++)
-			y[b].qs[j] = (int8_t)rintf(x[j] * id);
-	}
-}
-
-/* Q8_0 x Q8_0: an exact integer sum per block, scaled by both scales. */
-static float dot_q8_0_q8_0(const struct tp_block_q8_0 *w,
-			   const struct tp_block_q8_0 *x, int nb)
-{
-	float s = 0;
-	int b, j;
-
-	for (b = 0; b < nb; b++) {
-		int sumi = 0;
-
-		for (j = 0; j < TP_QK8_0; j++)
-			sumi += w[b].qs[j] * x[b].qs[j];
-		s += (float)sumi * (f16_table[w[b].d] * f16_table[x[b].d]);
-	}
-	return s;
-}
-
-/*
- * As llama.cpp: F16 and BF16 weights multiply activations rounded to
- * F16 and BF16; Q8_0, Q4_0 and Q5_0 weights, activations quantised to
- * Q8_0; Q4_1 and Q5_1, to Q8_1; the K-quants, to Q8_K.
- */
-void tp_matmul(float *y, const float *x, const struct tp_mat *w, int batch)
-{
-	size_t n = (size_t)batch * w->cols, k;
-	struct tp_block_q8_0 *q = NULL;
-	struct tp_block_q8_1 *q1 = NULL;
-	struct tp_block_q8_k *qk = NULL;
-	float *xr = NULL;
-	int i, b, nb = w->cols / TP_QK8_0;
-
-	if (tp_type_is_k(w->type)) {
-		nb = w->cols / TP_QK_K;
-		qk = xcalloc((size_t)batch * (size_t)nb, sizeof(*qk));
-		for (b = 0; b < batch; b++)
-			tp_act_q8_k(x + (size_t)b * w->cols,
-				    qk + (size_t)b * nb, w->cols);
-	} else if (w->type == TP_Q8_0 || w->type == TP_Q4_0 ||
-		   w->type == TP_Q5_0) {
-		q = xcalloc((size_t)batch * (size_t)nb, sizeof(*q));
-		for (b = 0; b < batch; b++)
-			act_q8_0(x + (size_t)b * w->cols, q + (size_t)b * nb,
-				 w->cols);
-	} else if (w->type == TP_Q4_1 || w->type == TP_Q5_1) {
-		q1 = xcalloc((size_t)batch * (size_t)nb, sizeof(*q1));
-		for (b = 0; b < batch; b++)
-			tp_act_q8_1(x + (size_t)b * w->cols,
-				    q1 + (size_t)b * nb, w->cols);
-	} else if (w->type != TP_F32) {
-		xr = xcalloc(n, sizeof(float));
-		for (k = 0; k < n; k++)
-			xr[k] = w->type == TP_F16 ?
-				f16_table[tp_f32_to_f16(x[k])] :
-				tp_bf16_to_f32(tp_f32_to_bf16(x[k]));
-		x = xr;
-	}
-	for (i = 0; i < w->rows; i++) {
-		const void *row = tp_mat_row(w, i);
-
-		for (b = 0; b < batch; b++)
-			y[(size_t)b * w->rows + i] =
-				w->type == TP_Q8_0 ?
-				dot_q8_0_q8_0(row, q + (size_t)b * nb, nb) :
-				q ? tp_quant_dot(w->type, row,
-						 q + (size_t)b * nb, nb) :
-				q1 ? tp_quant_dot(w->type, row,
-						  q1 + (size_t)b * nb, nb) :
-				qk ? tp_quant_dot(w->type, row,
-						  qk + (size_t)b * nb, nb) :
-				tp_dot(w->type, row, x + (size_t)b * w->cols,
-				       w->cols);
-	}
-	free(q);
-	free(q1);
-	free(qk);
-	free(xr);
 }
 
 void tp_rmsnorm(float *out, const float *x, const float *w, int n, float eps)

@@ -7,7 +7,9 @@
 #include <unistd.h>
 
 #include "allreduce.h"
+#include "kernels/matmul.h"
 #include "model.h"
+#include "pool.h"
 #include "util.h"
 
 int tp_config_check(const struct tp_config *c, int nranks, char *err,
@@ -163,7 +165,8 @@ int tp_model_init(struct tp_model *m, const struct tp_weights *w, int ctx,
 	m->v = tp_calloc(b * kvd, sizeof(float));
 	m->g = tp_calloc(b * m->nf, sizeof(float));
 	m->u = tp_calloc(b * m->nf, sizeof(float));
-	m->scores = tp_calloc((size_t)ctx, sizeof(float));
+	/* one row of scores per compute thread (attention by heads) */
+	m->scores = tp_calloc((size_t)tp_pool_threads() * ctx, sizeof(float));
 	m->rope = tp_calloc((size_t)c->rot_dim, sizeof(float));
 	m->logits = tp_calloc((size_t)c->vocab, sizeof(float));
 	return 0;
@@ -188,8 +191,9 @@ void tp_model_free(struct tp_model *m)
 	memset(m, 0, sizeof(*m));
 }
 
-/* Attention of token T (at position POS) for every local query head. */
-static void attention(struct tp_model *m, int l, int t, int pos)
+/* Attention of one query head of token T (at position POS). */
+static void attend_head(struct tp_model *m, int l, int t, int pos, int h,
+			float *scores)
 {
 	const struct tp_config *c = &m->cfg;
 	int hd = c->head_dim, group = c->heads / c->kv_heads;
@@ -197,26 +201,50 @@ static void attention(struct tp_model *m, int l, int t, int pos)
 	const float *kl = m->kcache + (size_t)l * m->ctx * kvd;
 	const float *vl = m->vcache + (size_t)l * m->ctx * kvd;
 	float scale = 1.0f / sqrtf((float)hd);
-	int h, p, i;
+	int kvh = (m->w->sh.q0 + h) / group - m->w->sh.kv0;
+	const float *qh = m->q + ((size_t)t * m->nq + h) * hd;
+	float *out = m->att + ((size_t)t * m->nq + h) * hd;
+	int p, i;
 
-	for (h = 0; h < m->nq; h++) {
-		int kvh = (m->w->sh.q0 + h) / group - m->w->sh.kv0;
-		const float *qh = m->q + ((size_t)t * m->nq + h) * hd;
-		float *out = m->att + ((size_t)t * m->nq + h) * hd;
+	for (p = 0; p <= pos; p++)
+		scores[p] = tp_dot_f32(qh, kl + p * kvd + kvh * hd, hd) * scale;
+	tp_softmax(scores, pos + 1);
+	memset(out, 0, hd * sizeof(float));
+	for (p = 0; p <= pos; p++) {
+		const float *vp = vl + p * kvd + kvh * hd;
+		float s = scores[p];
 
-		for (p = 0; p <= pos; p++)
-			m->scores[p] = tp_dot_f32(qh, kl + p * kvd + kvh * hd,
-						  hd) * scale;
-		tp_softmax(m->scores, pos + 1);
-		memset(out, 0, hd * sizeof(float));
-		for (p = 0; p <= pos; p++) {
-			const float *vp = vl + p * kvd + kvh * hd;
-			float s = m->scores[p];
-
-			for (i = 0; i < hd; i++)
-				out[i] += s * vp[i];
-		}
+		for (i = 0; i < hd; i++)
+			out[i] += s * vp[i];
 	}
+}
+
+struct attn_job {
+	struct tp_model *m;
+	int l, n, pos;
+};
+
+/* The (token, head) pairs of a batch, split over the compute threads. */
+static void attention_part(void *arg, int part, int nparts)
+{
+	const struct attn_job *j = arg;
+	int nq = j->m->nq;
+	float *scores = j->m->scores + (size_t)part * j->m->ctx;
+	long b, e, k;
+
+	tp_split((long)j->n * nq, nparts, part, &b, &e);
+	for (k = b; k < e; k++) {
+		int t = (int)(k / nq), h = (int)(k % nq);
+
+		attend_head(j->m, j->l, t, j->pos + t, h, scores);
+	}
+}
+
+static void attention(struct tp_model *m, int l, int n, int pos)
+{
+	struct attn_job j = { .m = m, .l = l, .n = n, .pos = pos };
+
+	tp_pool_run(attention_part, &j);
 }
 
 /*
@@ -317,8 +345,7 @@ int tp_forward(struct tp_model *m, const int *tokens, int n, int pos,
 			memcpy(m->vcache + cache + (pos + t) * kvd,
 			       m->v + t * kvd, kvd * sizeof(float));
 		}
-		for (t = 0; t < n; t++)
-			attention(m, l, t, pos + t);
+		attention(m, l, n, pos);
 		part = part_buf(m, ar, n);
 		tp_matmul(part, m->att, &L->wo, n);
 		if (reduce_add(m, ar, part, n))

@@ -54,6 +54,8 @@ static const char usage[] =
 "  --top-p P                nucleus sampling mass (0.9)\n"
 "  --sample-seed S          sampling seed (default: --seed)\n"
 "  --batch B                prefill tokens per forward pass (64)\n"
+"  --threads N              compute threads per rank (default: online CPUs\n"
+"                           over the ranks started on this machine)\n"
 "\n"
 "All-reduce:\n"
 "  --algorithm auto|mesh|ring  (auto: mesh below --ring-min bytes or N <= 2)\n"
@@ -182,7 +184,7 @@ enum {
 	O_LOCAL = 256, O_RANK, O_PEERS, O_LISTEN, O_IBPORT, O_GID, O_TRANSPORT,
 	O_SYNTH, O_MODEL, O_SEED, O_DIM, O_LAYERS, O_HEADS, O_KVHEADS, O_FFN,
 	O_VOCAB, O_HEADDIM, O_WTYPE, O_ROPE, O_EPS, O_EXPORT, O_TIED, O_TOKENS,
-	O_PLEN, O_PIDS, O_TEMP, O_TOPP, O_SSEED, O_BATCH, O_ALGO, O_RINGMIN,
+	O_PLEN, O_PIDS, O_TEMP, O_TOPP, O_SSEED, O_BATCH, O_THREADS, O_ALGO, O_RINGMIN,
 	O_SPIN, O_TIMEOUT, O_PTIMEOUT, O_CTIMEOUT, O_JSON, O_LOGITS, O_COMPARE,
 	O_SLOW, O_TCPSPIN, O_BENCH, O_SIZES, O_ITERS, O_WARMUP, O_PTEXT,
 	O_CHAT, O_SYSTEM, O_HTTP, O_CTX, O_RENDEZVOUS, O_WORLD,
@@ -209,6 +211,7 @@ static const struct option longopts[] = {
 	{ "ctx", 1, NULL, O_CTX },
 	{ "temperature", 1, NULL, O_TEMP }, { "top-p", 1, NULL, O_TOPP },
 	{ "sample-seed", 1, NULL, O_SSEED }, { "batch", 1, NULL, O_BATCH },
+	{ "threads", 1, NULL, O_THREADS },
 	{ "algorithm", 1, NULL, O_ALGO }, { "ring-min", 1, NULL, O_RINGMIN },
 	{ "spin-us", 1, NULL, O_SPIN }, { "timeout", 1, NULL, O_TIMEOUT },
 	{ "peer-timeout", 1, NULL, O_PTIMEOUT },
@@ -346,6 +349,7 @@ void tp_opts_parse(struct tp_opts *o, int argc, char **argv)
 		case O_TOPP: o->top_p = (float)fnum(optarg, 1e-6, 1, "--top-p"); break;
 		case O_SSEED: o->sample_seed = (uint64_t)num(optarg, 0, LONG_MAX, "--sample-seed"); sseed = 1; break;
 		case O_BATCH: o->batch = (int)num(optarg, 1, 1 << 16, "--batch"); break;
+		case O_THREADS: o->threads = (int)num(optarg, 1, 256, "--threads"); break;
 		case O_ALGO:
 			if (!strcmp(optarg, "auto"))
 				o->algo = TP_ALGO_AUTO;

@@ -36,6 +36,7 @@ struct tp_opts {
 	int export_tied;
 	/* generation */
 	int tokens, prompt_len, batch;
+	int threads;		/* --threads: compute threads per rank (0: auto) */
 	int *prompt;		/* --prompt-ids, else generated */
 	char *prompt_text;	/* --prompt: tokenized by the model's tokenizer */
 	int chat;		/* --chat: the prompt in the chat template */

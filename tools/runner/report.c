@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernels/kernels.h"
+#include "pool.h"
 #include "run.h"
 #include "tok_int.h"
 #include "util.h"
@@ -219,6 +221,8 @@ static void json(const struct tp_opts *o, const struct tp_weights *w,
 	all_stats(r, &all);
 	printf("{\n");
 	printf("  \"ranks\": %d,\n", r->nranks);
+	printf("  \"threads\": %d,\n", tp_pool_threads());
+	printf("  \"kernels\": \"%s\",\n", tp_kernels()->name);
 	printf("  \"transport\": \"%s\",\n", r->transport);
 	printf("  \"device\": \"%s\",\n", device ? device : "");
 	printf("  \"algorithm\": \"%s\",\n", tp_algo_name(o->algo));
@@ -319,6 +323,8 @@ static void table(const struct tp_opts *o, const struct tp_weights *w,
 	printf("model: %s, dim %d, %d layers, %d heads (%d kv, %d dims), ffn %d, vocab %d, %.2f M parameters\n",
 	       w->source, c->dim, c->layers, c->heads, c->kv_heads,
 	       c->head_dim, c->ffn, c->vocab, params(c) / 1e6);
+	printf("compute: %d thread%s per rank, %s kernels\n", tp_pool_threads(),
+	       tp_pool_threads() == 1 ? "" : "s", tp_kernels()->name);
 	printf("prompt %d tokens, %d generated\n\n", o->prompt_len, r->ntok);
 	printf("  %-22s %12s %12s\n", "", "prefill", "decode");
 	printf("  %-22s %12.1f %12.1f\n", "tokens/s", prefill_tps(o, r),

@@ -43,6 +43,8 @@ _Static_assert(sizeof(struct tp_block_q8_0) == 34, "Q8_0 block is 34 bytes");
 void tp_math_init(void);
 
 float tp_f16_to_f32(uint16_t h);
+/* Every F16 value as float, by its bits: the fast tp_f16_to_f32. */
+extern float tp_f16_table[65536];
 uint16_t tp_f32_to_f16(float f);	/* round to nearest even */
 float tp_bf16_to_f32(uint16_t h);
 uint16_t tp_f32_to_bf16(float f);	/* round to nearest even */
@@ -84,8 +86,7 @@ static inline const void *tp_mat_row(const struct tp_mat *m, int i)
 float tp_dot(enum tp_type t, const void *row, const float *x, int n);
 float tp_dot_f32(const float *a, const float *b, int n);
 
-/* y[b][i] = W[i] . x[b] for B inputs: x is B x cols, y is B x rows. */
-void tp_matmul(float *y, const float *x, const struct tp_mat *w, int batch);
+/* The matrix product the model uses is tp_matmul() (kernels/matmul.h). */
 
 /* out = x / sqrt(mean(x^2) + eps) * w (out may be x). */
 void tp_rmsnorm(float *out, const float *x, const float *w, int n, float eps);

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "allreduce.h"
+#include "kernels/matmul.h"
 #include "model.h"
 #include "quant.h"
 #include "util.h"

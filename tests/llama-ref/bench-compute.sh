@@ -1,0 +1,145 @@
+#!/bin/bash
+# Compute against llama.cpp on the same cores (issue 32): for each model
+# shape and weight type, `tprun --export-gguf` writes a GGUF (once, kept in
+# the model directory), then llama.cpp (node-llama-cpp's prebuilt CPU
+# build, speed.mjs) and tprun process the same P-token prompt and decode
+# T-1 tokens with the same thread count, alternating, REPS rounds; prints
+# one table of medians: prefill and decode tokens/s and tprun/llama.cpp.
+# At all cores there is also tprun as one rank per core (--local N, one
+# thread each, TCP) against llama.cpp with N threads. Run it on an
+# otherwise idle host: llama.cpp's threads spin-wait, and collapse when
+# another process takes a core.
+#
+#   bench-compute.sh [--shapes 'small tinyllama'] [--types 'q8_0 q4_k q6_k f16']
+#                    [--threads '1 N'] [--reps 3] [--prompt P] [--tokens T]
+#                    [--models DIR]
+#
+# Shapes (Llama, vocab 32000, 32 heads, 4 K/V heads, dim 2048, ffn 5632):
+# small has 8 layers (0.48 B parameters), tinyllama 22 (TinyLlama-1.1B).
+set -uo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+ncpu=$(nproc)
+shapes="small tinyllama"
+types="q8_0 q4_k q6_k f16"
+threads="1 $ncpu"
+reps=3
+P=64
+T=33
+models=$top/build/bench-models
+while [ $# -gt 0 ]; do
+	case $1 in
+	--shapes) shapes=$2; shift 2 ;;
+	--types) types=$2; shift 2 ;;
+	--threads) threads=$2; shift 2 ;;
+	--reps) reps=$2; shift 2 ;;
+	--prompt) P=$2; shift 2 ;;
+	--tokens) T=$2; shift 2 ;;
+	--models) models=$2; shift 2 ;;
+	*) echo "usage: $0 [--shapes LIST] [--types LIST] [--threads LIST] [--reps N] [--prompt P] [--tokens T] [--models DIR]" >&2
+	   exit 2 ;;
+	esac
+done
+if [ -x "$here/runtime/node_modules/.bin/node" ]; then
+	PATH=$here/runtime/node_modules/.bin:$PATH
+fi
+if [ ! -d "$here/node_modules/node-llama-cpp" ]; then
+	echo "bench-compute: node-llama-cpp is not installed (tests/llama-ref/setup.sh)" >&2
+	exit 1
+fi
+tprun=${TPRUN:-$top/tools/tprun}	# TPRUN: another build to measure
+mkdir -p "$models" || exit 1
+results=$(mktemp)
+trap 'rm -f "$results"' EXIT
+
+shape_args() {
+	local layers=8
+	[ "$1" = tinyllama ] && layers=22
+	echo "--dim 2048 --layers $layers --heads 32 --kv-heads 4 --ffn 5632 --vocab 32000"
+}
+
+# the same prompt as speed.mjs: ids 1000 + (i * 7919) % 20000
+ids=$(python3 -c "print(','.join(str(1000 + i * 7919 % 20000) for i in range($P)))")
+
+# run ENGINE MODEL THREADS -> "prefill decode" (tokens/s), or "nan nan"
+run() {
+	local out
+	case $1 in
+	llama) out=$(timeout 600 node "$here/speed.mjs" "$2" "$3" "$P" "$T" 2>/dev/null) ;;
+	tprun) out=$(timeout 600 "$tprun" --model "$2" --threads "$3" \
+			--prompt-ids "$ids" --tokens "$T" --batch "$P" --json 2>/dev/null) ;;
+	ranks) out=$(timeout 600 "$tprun" --local "$3" --transport tcp \
+			--threads 1 --model "$2" --prompt-ids "$ids" \
+			--tokens "$T" --batch "$P" --json 2>/dev/null) ;;
+	esac
+	python3 -c '
+import json, sys
+try:
+    d = json.loads(sys.argv[1])
+    print(d["prefill_tokens_per_s"], d["decode_tokens_per_s"])
+except Exception:
+    print("nan nan")' "$out"
+}
+
+for shape in $shapes; do
+	for type in $types; do
+		model=$models/$shape-$type.gguf
+		if [ ! -s "$model" ]; then
+			echo "# exporting $model" >&2
+			# shellcheck disable=SC2046 # the shape is words
+			if ! "$tprun" --export-gguf "$model.tmp" \
+				$(shape_args "$shape") --wtype "$type" \
+				>/dev/null 2>&1 || ! mv "$model.tmp" "$model"; then
+				echo "export of $model failed" >&2
+				exit 1
+			fi
+		fi
+		# one unmeasured pass of each: the file into the page cache
+		run llama "$model" 1 >/dev/null
+		run tprun "$model" 1 >/dev/null
+		for ((r = 1; r <= reps; r++)); do
+			for th in $threads; do
+				echo "# $shape $type threads $th round $r" >&2
+				echo "$shape $type $th llama $(run llama "$model" "$th")" >>"$results"
+				echo "$shape $type $th tprun $(run tprun "$model" "$th")" >>"$results"
+				if [ "$th" -gt 1 ] && [ "$th" -le "$ncpu" ]; then
+					echo "$shape $type $th ranks $(run ranks "$model" "$th")" >>"$results"
+				fi
+			done
+		done
+	done
+done
+
+python3 - "$results" "$P" "$T" "$reps" <<'PY'
+import statistics, sys
+rows = {}
+order = []
+for line in open(sys.argv[1]):
+    shape, typ, th, eng, pre, dec = line.split()
+    key = (shape, typ, int(th))
+    if key not in rows:
+        rows[key] = {}
+        order.append(key)
+    rows[key].setdefault(eng, []).append((float(pre), float(dec)))
+
+def med(v, i):
+    xs = [x[i] for x in v if x[i] == x[i]]
+    return statistics.median(xs) if len(xs) == len(v) and xs else float("nan")
+
+P, T, reps = sys.argv[2:5]
+print("Compute against llama.cpp: prompt %s tokens, %d decoded, medians of %s alternating rounds (tokens/s)"
+      % (P, int(T) - 1, reps))
+print("%-9s %-5s %-10s | %8s %8s %6s | %8s %8s %6s" % ("shape", "type", "threads",
+      "prefill", "llama", "ratio", "decode", "llama", "ratio"))
+for key in order:
+    r = rows[key]
+    lp, ld = med(r["llama"], 0), med(r["llama"], 1)
+    for eng in ("tprun", "ranks"):
+        if eng not in r:
+            continue
+        tp, td = med(r[eng], 0), med(r[eng], 1)
+        th = "%d" % key[2] if eng == "tprun" else "%dx1 TCP" % key[2]
+        print("%-9s %-5s %-10s | %8.2f %8.2f %5.2fx | %8.2f %8.2f %5.2fx" %
+              (key[0], key[1], th, tp, lp, tp / lp, td, ld, td / ld))
+PY

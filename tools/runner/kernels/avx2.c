@@ -1,0 +1,659 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * AVX2 + FMA + F16C dot products (x86-64), each function compiled for
+ * that target alone so the build needs no global -m flags; dispatch.c
+ * installs them only when cpuid reports all three.
+ *
+ * The quantised types follow generic.c exactly: the integer sum of each
+ * block is computed 32 lanes at a time (maddubs: unsigned x signed bytes
+ * to 16-bit pairs, never saturating for these ranges; madd to 32 bits),
+ * and the blocks' float terms are added one by one in the generic order,
+ * so the result has the same bits. F32/F16/BF16 use four FMA accumulators
+ * (llama.cpp's order for F16), within rounding of the generic sum.
+ */
+#if defined(__x86_64__)
+#include <immintrin.h>
+#include <string.h>
+
+#include "../quant.h"
+#include "kernels.h"
+
+#define AVX2 __attribute__((target("avx2,fma,f16c")))
+/*
+ * Loops over the 4 tokens, blocks or accumulators are unrolled, so that
+ * their arrays of vectors live in registers (-O2 alone kept them on the
+ * stack: perf had dot2_f16 storing and reloading its accumulators).
+ */
+#define UNROLL _Pragma("GCC unroll 4")
+
+AVX2 static inline int hsum_i32(__m256i v)
+{
+	__m128i s = _mm_add_epi32(_mm256_castsi256_si128(v),
+				  _mm256_extracti128_si256(v, 1));
+
+	s = _mm_add_epi32(s, _mm_shuffle_epi32(s, _MM_SHUFFLE(1, 0, 3, 2)));
+	s = _mm_add_epi32(s, _mm_shuffle_epi32(s, _MM_SHUFFLE(2, 3, 0, 1)));
+	return _mm_cvtsi128_si32(s);
+}
+
+AVX2 static inline float hsum_ps(__m256 v)
+{
+	__m128 t = _mm_add_ps(_mm256_castps256_ps128(v),
+			      _mm256_extractf128_ps(v, 1));
+
+	t = _mm_hadd_ps(t, t);
+	return _mm_cvtss_f32(_mm_hadd_ps(t, t));
+}
+
+AVX2 static inline float h2f(uint16_t h)
+{
+	return _cvtsh_ss(h);	/* exact, as tp_f16_to_f32 */
+}
+
+/* Signed bytes W times signed bytes X, summed in 8 lanes of 32 bits. */
+AVX2 static inline __m256i dot_s8(__m256i w, __m256i x)
+{
+	__m256i p = _mm256_maddubs_epi16(_mm256_sign_epi8(w, w),
+					 _mm256_sign_epi8(x, w));
+
+	return _mm256_madd_epi16(p, _mm256_set1_epi16(1));
+}
+
+/* Unsigned bytes Q times signed bytes X, summed in 8 lanes of 32 bits. */
+AVX2 static inline __m256i dot_u8(__m256i q, __m256i x)
+{
+	return _mm256_madd_epi16(_mm256_maddubs_epi16(q, x),
+				 _mm256_set1_epi16(1));
+}
+
+/* 32 nibbles of 16 bytes: element j low, j + 16 high (Q4_0 .. Q5_1). */
+AVX2 static inline __m256i nibbles32(const uint8_t *qs)
+{
+	__m128i t = _mm_loadu_si128((const __m128i *)qs);
+
+	return _mm256_and_si256(_mm256_set_m128i(_mm_srli_epi16(t, 4), t),
+				_mm256_set1_epi8(15));
+}
+
+/* Byte j is 0xff where bit j of the 32 bits at QH is set. */
+AVX2 static inline __m256i bits32(const uint8_t *qh)
+{
+	uint32_t x;
+	__m256i b;
+
+	memcpy(&x, qh, 4);
+	b = _mm256_shuffle_epi8(_mm256_set1_epi32((int)x),
+				_mm256_set_epi64x(0x0303030303030303,
+						  0x0202020202020202,
+						  0x0101010101010101, 0));
+	b = _mm256_or_si256(b, _mm256_set1_epi64x(0x7fbfdfeff7fbfdfe));
+	return _mm256_cmpeq_epi8(b, _mm256_set1_epi64x(-1));
+}
+
+/*
+ * How far ahead of the weights being multiplied the kernels ask for more:
+ * decoding streams every weight once from memory, and the hardware
+ * prefetcher alone left a core at about half its streaming bandwidth.
+ */
+#ifndef TP_PREFETCH
+#define TP_PREFETCH 1024
+#endif
+
+AVX2 static inline void prefetch_ahead(const void *p, int lines)
+{
+	int i;
+
+	if (TP_PREFETCH)
+		for (i = 0; i < lines; i++)
+			_mm_prefetch((const char *)p + TP_PREFETCH + 64 * i,
+				     _MM_HINT_T0);
+}
+
+/* ---- 32-element blocks against Q8_0 / Q8_1 ---------------------------- */
+
+/* The signed quants of block B of a Q8_0 / Q4_0 / Q5_0 row. */
+AVX2 static inline __m256i q8_0_quants(const void *w, int b)
+{
+	return _mm256_loadu_si256((const __m256i *)
+				  ((const struct tp_block_q8_0 *)w)[b].qs);
+}
+
+AVX2 static inline __m256i q4_0_quants(const void *w, int b)
+{
+	return _mm256_sub_epi8(nibbles32(((const struct tp_block_q4_0 *)w)[b].qs),
+			       _mm256_set1_epi8(8));
+}
+
+AVX2 static inline __m256i q5_0_quants(const void *w, int b)
+{
+	const struct tp_block_q5_0 *blk = (const struct tp_block_q5_0 *)w + b;
+	/* q - 16: the low nibble, minus 16 where the fifth bit is clear */
+	__m256i hi = _mm256_andnot_si256(bits32(blk->qh),
+					 _mm256_set1_epi8((char)0xf0));
+
+	return _mm256_or_si256(nibbles32(blk->qs), hi);
+}
+
+/*
+ * Generic: s += (float)sumi * (d_w * d_x), block by block. Four blocks'
+ * sums are formed at once and their terms then added in order.
+ */
+#define DOT_X_Q8_0(name, blk_t, quants)					\
+AVX2 static float name(const void *wv, const void *xv, int n)		\
+{									\
+	const blk_t *w = wv;						\
+	const struct tp_block_q8_0 *x = xv;				\
+	int nb = n / TP_QK, b = 0, k;					\
+	float s = 0;							\
+									\
+	for (; b + 4 <= nb; b += 4) {					\
+		__m256i v[4];						\
+		__m128i sum4;						\
+		float t[4];						\
+									\
+		prefetch_ahead(&w[b], 2);				\
+		UNROLL for (k = 0; k < 4; k++)					\
+			v[k] = dot_s8(quants(wv, b + k),		\
+				      _mm256_loadu_si256((const __m256i *)x[b + k].qs)); \
+		v[0] = _mm256_hadd_epi32(_mm256_hadd_epi32(v[0], v[1]),	\
+					 _mm256_hadd_epi32(v[2], v[3]));	\
+		sum4 = _mm_add_epi32(_mm256_castsi256_si128(v[0]),	\
+				     _mm256_extracti128_si256(v[0], 1));	\
+		_mm_storeu_ps(t, _mm_mul_ps(_mm_cvtepi32_ps(sum4),	\
+			_mm_mul_ps(_mm_setr_ps(h2f(w[b].d), h2f(w[b + 1].d), \
+					       h2f(w[b + 2].d), h2f(w[b + 3].d)), \
+				   _mm_setr_ps(h2f(x[b].d), h2f(x[b + 1].d), \
+					       h2f(x[b + 2].d), h2f(x[b + 3].d))))); \
+		UNROLL for (k = 0; k < 4; k++)					\
+			s += t[k];					\
+	}								\
+	for (; b < nb; b++) {						\
+		int sumi = hsum_i32(dot_s8(quants(wv, b),		\
+			_mm256_loadu_si256((const __m256i *)x[b].qs)));	\
+									\
+		s += (float)sumi * (h2f(w[b].d) * h2f(x[b].d));		\
+	}								\
+	return s;							\
+}
+DOT_X_Q8_0(dot_q8_0, struct tp_block_q8_0, q8_0_quants)
+DOT_X_Q8_0(dot_q4_0, struct tp_block_q4_0, q4_0_quants)
+DOT_X_Q8_0(dot_q5_0, struct tp_block_q5_0, q5_0_quants)
+
+/*
+ * The same against 4 activation rows (prefill): each group of four weight
+ * blocks is loaded and its signs taken once, then met by each row; each
+ * row's terms are added in the order dot adds them.
+ */
+#define DOT4_X_Q8_0(name, blk_t, quants)				\
+AVX2 static void name(const void *wv, const void *xv, size_t stride,	\
+		      int n, float *out)				\
+{									\
+	const blk_t *w = wv;						\
+	int nb = n / TP_QK, b = 0, k, t;				\
+	float s[4] = { 0, 0, 0, 0 };					\
+									\
+	for (; b + 4 <= nb; b += 4) {					\
+		__m256i q[4], qa[4];					\
+		__m128 dw = _mm_setr_ps(h2f(w[b].d), h2f(w[b + 1].d),	\
+					h2f(w[b + 2].d), h2f(w[b + 3].d)); \
+									\
+		prefetch_ahead(&w[b], 2);				\
+		UNROLL for (k = 0; k < 4; k++) {				\
+			q[k] = quants(wv, b + k);			\
+			qa[k] = _mm256_sign_epi8(q[k], q[k]);		\
+		}							\
+		UNROLL for (t = 0; t < 4; t++) {				\
+			const struct tp_block_q8_0 *x = (const void *)	\
+				((const char *)xv + t * stride);	\
+			__m256i v[4];					\
+			__m128i sum4;					\
+			float f[4];					\
+									\
+			UNROLL for (k = 0; k < 4; k++)				\
+				v[k] = _mm256_madd_epi16(_mm256_maddubs_epi16( \
+					qa[k], _mm256_sign_epi8(_mm256_loadu_si256( \
+					(const __m256i *)x[b + k].qs), q[k])), \
+					_mm256_set1_epi16(1));		\
+			v[0] = _mm256_hadd_epi32(_mm256_hadd_epi32(v[0], v[1]), \
+						 _mm256_hadd_epi32(v[2], v[3])); \
+			sum4 = _mm_add_epi32(_mm256_castsi256_si128(v[0]), \
+					     _mm256_extracti128_si256(v[0], 1)); \
+			_mm_storeu_ps(f, _mm_mul_ps(_mm_cvtepi32_ps(sum4), \
+				_mm_mul_ps(dw, _mm_setr_ps(h2f(x[b].d),	\
+					h2f(x[b + 1].d), h2f(x[b + 2].d), \
+					h2f(x[b + 3].d)))));		\
+			UNROLL for (k = 0; k < 4; k++)				\
+				s[t] += f[k];				\
+		}							\
+	}								\
+	for (; b < nb; b++)						\
+		UNROLL for (t = 0; t < 4; t++) {				\
+			const struct tp_block_q8_0 *x = (const void *)	\
+				((const char *)xv + t * stride);	\
+			int sumi = hsum_i32(dot_s8(quants(wv, b),	\
+				_mm256_loadu_si256((const __m256i *)x[b].qs))); \
+									\
+			s[t] += (float)sumi * (h2f(w[b].d) * h2f(x[b].d)); \
+		}							\
+	memcpy(out, s, sizeof(s));					\
+}
+DOT4_X_Q8_0(dot4_q8_0, struct tp_block_q8_0, q8_0_quants)
+DOT4_X_Q8_0(dot4_q4_0, struct tp_block_q4_0, q4_0_quants)
+DOT4_X_Q8_0(dot4_q5_0, struct tp_block_q5_0, q5_0_quants)
+
+
+/* Generic: s += d_w d_x (float)sumi + m_w s_x, block by block. */
+AVX2 static float dot_q4_1(const void *wv, const void *xv, int n)
+{
+	const struct tp_block_q4_1 *w = wv;
+	const struct tp_block_q8_1 *x = xv;
+	float s = 0;
+	int b;
+
+	for (b = 0; b < n / TP_QK; b++) {
+		int sumi = hsum_i32(dot_u8(nibbles32(w[b].qs),
+			_mm256_loadu_si256((const __m256i *)x[b].qs)));
+
+		s += h2f(w[b].d) * h2f(x[b].d) * (float)sumi +
+		     h2f(w[b].m) * h2f(x[b].s);
+	}
+	return s;
+}
+
+AVX2 static float dot_q5_1(const void *wv, const void *xv, int n)
+{
+	const struct tp_block_q5_1 *w = wv;
+	const struct tp_block_q8_1 *x = xv;
+	float s = 0;
+	int b;
+
+	for (b = 0; b < n / TP_QK; b++) {
+		__m256i q = _mm256_or_si256(nibbles32(w[b].qs),
+			_mm256_and_si256(bits32(w[b].qh),
+					 _mm256_set1_epi8(0x10)));
+		int sumi = hsum_i32(dot_u8(q,
+			_mm256_loadu_si256((const __m256i *)x[b].qs)));
+
+		s += h2f(w[b].d) * h2f(x[b].d) * (float)sumi +
+		     h2f(w[b].m) * h2f(x[b].s);
+	}
+	return s;
+}
+
+/* ---- K-quants against Q8_K ---------------------------------------------- */
+
+/*
+ * The eight 6-bit scales and mins of a Q4_K/Q5_K super-block as 16-bit
+ * lanes: scales in 0..7, mins in 8..15 (ggml's 32-bit unpacking: the
+ * low 6 bits of bytes 0..3 and 4..7 are scales 0..3 and mins 0..3, the
+ * top 2 bits of those bytes and the nibbles of bytes 8..11 the rest).
+ */
+AVX2 static inline __m256i k_scales(const uint8_t *q)
+{
+	const uint32_t m6 = 0x3f3f3f3f, m4 = 0x0f0f0f0f, m2 = 0x03030303;
+	uint32_t u[3], sc_lo, sc_hi, mn_lo, mn_hi;
+
+	memcpy(u, q, 12);
+	sc_lo = u[0] & m6;
+	mn_lo = u[1] & m6;
+	sc_hi = (u[2] & m4) | ((u[0] >> 6) & m2) << 4;
+	mn_hi = ((u[2] >> 4) & m4) | ((u[1] >> 6) & m2) << 4;
+	return _mm256_cvtepu8_epi16(_mm_setr_epi32((int)sc_lo, (int)sc_hi,
+						   (int)mn_lo, (int)mn_hi));
+}
+
+/* Every 16-bit lane: lane I of each 128-bit half of V. */
+AVX2 static inline __m256i bcast16(__m256i v, int i)
+{
+	return _mm256_shuffle_epi8(v, _mm256_set1_epi16((short)(0x0100 +
+								0x0202 * i)));
+}
+
+/*
+ * The sum of ACC's 8 lanes (sumi) and of bsums[j] * m[j / 2] over the 16
+ * sums of 16 activations (summ; the mins as eight 16-bit lanes), both
+ * reduced by the same two horizontal adds.
+ */
+AVX2 static inline void k_sums(__m256i acc, const int16_t *bsums, __m128i m,
+			       int *sumi, int *summ)
+{
+	__m256i bs = _mm256_loadu_si256((const __m256i *)bsums);
+	__m128i pairs = _mm_hadd_epi16(_mm256_castsi256_si128(bs),
+				       _mm256_extracti128_si256(bs, 1));
+	__m128i h = _mm_hadd_epi32(_mm_add_epi32(_mm256_castsi256_si128(acc),
+					_mm256_extracti128_si256(acc, 1)),
+				   _mm_madd_epi16(pairs, m));
+
+	h = _mm_hadd_epi32(h, h);
+	*sumi = _mm_cvtsi128_si32(h);
+	*summ = _mm_extract_epi32(h, 1);
+}
+
+/* The NT activation rows' super-block B (rows STRIDE bytes apart). */
+static inline void k_rows(const void *act, size_t stride, int b, int nt,
+			  const struct tp_block_q8_k **a)
+{
+	int t;
+
+	UNROLL for (t = 0; t < nt; t++)
+		a[t] = (const struct tp_block_q8_k *)((const char *)act +
+						      t * stride) + b;
+}
+
+/*
+ * A Q4_K/Q5_K super-block against NT (1 or 4) activation rows, the
+ * weights unpacked once for all: per 64 elements, 32 bytes of nibbles
+ * (the low nibbles are sub-block 2j, the high 2j+1), for Q5_K a fifth bit
+ * from qh. Adds to S[t] what generic adds: d d_x sumi - dmin d_x summ.
+ */
+AVX2 static inline __attribute__((always_inline)) void
+q45_k_block(const uint8_t *qs, const uint8_t *qh, const uint8_t *scales,
+	    float d, float dmin, const struct tp_block_q8_k *const *a, int nt,
+	    float *s)
+{
+	const __m256i m4 = _mm256_set1_epi8(15), one = _mm256_set1_epi8(1);
+	__m256i acc[4], hb = _mm256_setzero_si256();
+	__m256i sm = k_scales(scales);
+	__m256i sc = _mm256_permute2x128_si256(sm, sm, 0x00);
+	__m128i m = _mm256_extracti128_si256(sm, 1);
+	int j, t;
+
+	prefetch_ahead(qs, 3);
+	UNROLL for (t = 0; t < nt; t++)
+		acc[t] = _mm256_setzero_si256();
+	if (qh)
+		hb = _mm256_loadu_si256((const __m256i *)qh);
+	UNROLL for (j = 0; j < 4; j++) {
+		__m256i q = _mm256_loadu_si256((const __m256i *)(qs + 32 * j));
+		__m256i lo = _mm256_and_si256(q, m4);
+		__m256i hi = _mm256_and_si256(_mm256_srli_epi16(q, 4), m4);
+		__m256i slo = bcast16(sc, 2 * j), shi = bcast16(sc, 2 * j + 1);
+
+		if (qh) {
+			lo = _mm256_or_si256(lo, _mm256_slli_epi16(
+				_mm256_and_si256(hb, one), 4));
+			hi = _mm256_or_si256(hi, _mm256_slli_epi16(
+				_mm256_and_si256(_mm256_srli_epi16(hb, 1),
+						 one), 4));
+			hb = _mm256_srli_epi16(hb, 2);
+		}
+		UNROLL for (t = 0; t < nt; t++) {
+			__m256i plo = _mm256_maddubs_epi16(lo, _mm256_loadu_si256(
+				(const __m256i *)(a[t]->qs + 64 * j)));
+			__m256i phi = _mm256_maddubs_epi16(hi, _mm256_loadu_si256(
+				(const __m256i *)(a[t]->qs + 64 * j + 32)));
+
+			acc[t] = _mm256_add_epi32(acc[t],
+				_mm256_add_epi32(_mm256_madd_epi16(plo, slo),
+						 _mm256_madd_epi16(phi, shi)));
+		}
+	}
+	UNROLL for (t = 0; t < nt; t++) {
+		int sumi, summ;
+
+		k_sums(acc[t], a[t]->bsums, m, &sumi, &summ);
+		s[t] += d * a[t]->d * (float)sumi - dmin * a[t]->d * (float)summ;
+	}
+}
+
+#define DOT_Q45_K(name, name4, blk_t, QH)				\
+AVX2 static float name(const void *wv, const void *xv, int n)		\
+{									\
+	const blk_t *w = wv;						\
+	const struct tp_block_q8_k *a[1];				\
+	float s = 0;							\
+	int b;								\
+									\
+	for (b = 0; b < n / TP_QK_K; b++) {				\
+		a[0] = (const struct tp_block_q8_k *)xv + b;		\
+		q45_k_block(w[b].qs, QH, w[b].scales, h2f(w[b].d),	\
+			    h2f(w[b].dmin), a, 1, &s);			\
+	}								\
+	return s;							\
+}									\
+AVX2 static void name4(const void *wv, const void *xv, size_t stride,	\
+		       int n, float *out)				\
+{									\
+	const blk_t *w = wv;						\
+	const struct tp_block_q8_k *a[4];				\
+	float s[4] = { 0, 0, 0, 0 };					\
+	int b;								\
+									\
+	for (b = 0; b < n / TP_QK_K; b++) {				\
+		k_rows(xv, stride, b, 4, a);				\
+		q45_k_block(w[b].qs, QH, w[b].scales, h2f(w[b].d),	\
+			    h2f(w[b].dmin), a, 4, s);			\
+	}								\
+	memcpy(out, s, sizeof(s));					\
+}
+DOT_Q45_K(dot_q4_k, dot4_q4_k, struct tp_block_q4_k, NULL)
+DOT_Q45_K(dot_q5_k, dot4_q5_k, struct tp_block_q5_k, w[b].qh)
+
+/*
+ * A Q6_K super-block against NT activation rows: per 128 elements, 64
+ * bytes of low nibbles and 32 of 2-bit pairs make four runs of 32 quants
+ * 0..63; sixteen signed scales, one per 16 elements. The quants are
+ * stored + 32: sum sc (q - 32) x = sum sc q x - 32 sum sc bsum, the sums
+ * of 16 activations Q8_K carries (all exact in 32 bits). Adds generic's
+ * d d_x sumi - 0 d_x 0.
+ */
+AVX2 static inline __attribute__((always_inline)) void
+q6_k_block(const struct tp_block_q6_k *w, const struct tp_block_q8_k *const *a,
+	   int nt, float *s)
+{
+	const __m256i m4 = _mm256_set1_epi8(15), m2 = _mm256_set1_epi8(3);
+	__m128i sc16 = _mm_loadu_si128((const __m128i *)w->scales);
+	__m256i acc[4];
+	int j, k, t;
+
+	prefetch_ahead(w, 4);
+	UNROLL for (t = 0; t < nt; t++) {
+		__m256i bs = _mm256_loadu_si256((const __m256i *)a[t]->bsums);
+
+		/* - 32 sum sc bsum, to start from */
+		acc[t] = _mm256_sub_epi32(_mm256_setzero_si256(),
+			_mm256_slli_epi32(_mm256_madd_epi16(bs,
+				_mm256_cvtepi8_epi16(sc16)), 5));
+	}
+	UNROLL for (j = 0; j < 2; j++) {
+		const uint8_t *ql = w->ql + 64 * j;
+		__m256i l1 = _mm256_loadu_si256((const __m256i *)ql);
+		__m256i l2 = _mm256_loadu_si256((const __m256i *)(ql + 32));
+		__m256i h = _mm256_loadu_si256((const __m256i *)(w->qh + 32 * j));
+		__m256i q[4];
+
+		q[0] = _mm256_or_si256(_mm256_and_si256(l1, m4),
+			_mm256_slli_epi16(_mm256_and_si256(h, m2), 4));
+		q[1] = _mm256_or_si256(_mm256_and_si256(l2, m4),
+			_mm256_slli_epi16(_mm256_and_si256(
+				_mm256_srli_epi16(h, 2), m2), 4));
+		q[2] = _mm256_or_si256(_mm256_and_si256(
+				_mm256_srli_epi16(l1, 4), m4),
+			_mm256_slli_epi16(_mm256_and_si256(
+				_mm256_srli_epi16(h, 4), m2), 4));
+		q[3] = _mm256_or_si256(_mm256_and_si256(
+				_mm256_srli_epi16(l2, 4), m4),
+			_mm256_slli_epi16(_mm256_and_si256(
+				_mm256_srli_epi16(h, 6), m2), 4));
+		UNROLL for (k = 0; k < 4; k++) {
+			/* sc[8j+2k] in the low 8 lanes, sc[8j+2k+1] high */
+			__m256i scv = _mm256_cvtepi8_epi16(_mm_shuffle_epi8(sc16,
+				_mm_set_epi64x(0x0101010101010101 *
+					       (8 * j + 2 * k + 1),
+					       0x0101010101010101 *
+					       (8 * j + 2 * k))));
+
+			UNROLL for (t = 0; t < nt; t++) {
+				__m256i x = _mm256_loadu_si256((const __m256i *)
+					(a[t]->qs + 128 * j + 32 * k));
+
+				acc[t] = _mm256_add_epi32(acc[t],
+					_mm256_madd_epi16(
+						_mm256_maddubs_epi16(q[k], x),
+						scv));
+			}
+		}
+	}
+	UNROLL for (t = 0; t < nt; t++)
+		s[t] += h2f(w->d) * a[t]->d * (float)hsum_i32(acc[t]) -
+			0.0f * a[t]->d * 0.0f;
+}
+
+AVX2 static float dot_q6_k(const void *wv, const void *xv, int n)
+{
+	const struct tp_block_q6_k *w = wv;
+	const struct tp_block_q8_k *a[1];
+	float s = 0;
+	int b;
+
+	for (b = 0; b < n / TP_QK_K; b++) {
+		a[0] = (const struct tp_block_q8_k *)xv + b;
+		q6_k_block(&w[b], a, 1, &s);
+	}
+	return s;
+}
+
+AVX2 static void dot4_q6_k(const void *wv, const void *xv, size_t stride,
+			   int n, float *out)
+{
+	const struct tp_block_q6_k *w = wv;
+	const struct tp_block_q8_k *a[4];
+	float s[4] = { 0, 0, 0, 0 };
+	int b;
+
+	for (b = 0; b < n / TP_QK_K; b++) {
+		k_rows(xv, stride, b, 4, a);
+		q6_k_block(&w[b], a, 4, s);
+	}
+	memcpy(out, s, sizeof(s));
+}
+
+/* ---- floats ------------------------------------------------------------ */
+
+/* Four accumulators of 8, combined (0+2)+(1+3), then the lanes; a tail
+ * one by one (as llama.cpp's ggml_vec_dot_f16). */
+#define DOT_FLOAT(name, elem_t, load8, scalar)				\
+AVX2 static float name(const void *wv, const void *xv, int n)		\
+{									\
+	const elem_t *w = wv;						\
+	const float *x = xv;						\
+	__m256 acc[4] = { _mm256_setzero_ps(), _mm256_setzero_ps(),	\
+			  _mm256_setzero_ps(), _mm256_setzero_ps() };	\
+	int i = 0, k;							\
+	float s;							\
+									\
+	for (; i + 32 <= n; i += 32) {					\
+		prefetch_ahead(w + i, (int)sizeof(elem_t) / 2);		\
+		UNROLL for (k = 0; k < 4; k++)					\
+			acc[k] = _mm256_fmadd_ps(load8(w + i + 8 * k),	\
+				_mm256_loadu_ps(x + i + 8 * k), acc[k]); \
+	}								\
+	for (; i + 8 <= n; i += 8)					\
+		acc[0] = _mm256_fmadd_ps(load8(w + i),			\
+					 _mm256_loadu_ps(x + i), acc[0]); \
+	acc[0] = _mm256_add_ps(acc[0], acc[2]);				\
+	acc[1] = _mm256_add_ps(acc[1], acc[3]);				\
+	s = hsum_ps(_mm256_add_ps(acc[0], acc[1]));			\
+	for (; i < n; i++)						\
+		s += scalar(w[i]) * x[i];				\
+	return s;							\
+}
+
+AVX2 static inline __m256 load8_f32(const float *p)
+{
+	return _mm256_loadu_ps(p);
+}
+
+AVX2 static inline __m256 load8_f16(const uint16_t *p)
+{
+	return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)p));
+}
+
+AVX2 static inline __m256 load8_bf16(const uint16_t *p)
+{
+	__m256i v = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)p));
+
+	return _mm256_castsi256_ps(_mm256_slli_epi32(v, 16));
+}
+
+static inline float f32_id(float f)
+{
+	return f;
+}
+
+DOT_FLOAT(dot_f32, float, load8_f32, f32_id)
+DOT_FLOAT(dot_f16, uint16_t, load8_f16, h2f)
+DOT_FLOAT(dot_bf16, uint16_t, load8_bf16, tp_bf16_to_f32)
+
+/*
+ * F16 against 2 activation rows, each weight converted once for both;
+ * each row summed exactly as dot_f16 sums it (8 accumulators in all fit
+ * the 16 registers, 4 rows would not). dot4 is two of these.
+ */
+AVX2 static void dot2_f16(const uint16_t *w, const float *x0, const float *x1,
+			  int n, float *out)
+{
+	__m256 a0[4], a1[4];
+	int i = 0, k;
+
+	UNROLL for (k = 0; k < 4; k++)
+		a0[k] = a1[k] = _mm256_setzero_ps();
+	for (; i + 32 <= n; i += 32) {
+		prefetch_ahead(w + i, 1);
+		UNROLL for (k = 0; k < 4; k++) {
+			__m256 wk = load8_f16(w + i + 8 * k);
+
+			a0[k] = _mm256_fmadd_ps(wk, _mm256_loadu_ps(x0 + i + 8 * k),
+						a0[k]);
+			a1[k] = _mm256_fmadd_ps(wk, _mm256_loadu_ps(x1 + i + 8 * k),
+						a1[k]);
+		}
+	}
+	for (; i + 8 <= n; i += 8) {
+		__m256 wk = load8_f16(w + i);
+
+		a0[0] = _mm256_fmadd_ps(wk, _mm256_loadu_ps(x0 + i), a0[0]);
+		a1[0] = _mm256_fmadd_ps(wk, _mm256_loadu_ps(x1 + i), a1[0]);
+	}
+	out[0] = hsum_ps(_mm256_add_ps(_mm256_add_ps(a0[0], a0[2]),
+				       _mm256_add_ps(a0[1], a0[3])));
+	out[1] = hsum_ps(_mm256_add_ps(_mm256_add_ps(a1[0], a1[2]),
+				       _mm256_add_ps(a1[1], a1[3])));
+	for (; i < n; i++) {
+		out[0] += h2f(w[i]) * x0[i];
+		out[1] += h2f(w[i]) * x1[i];
+	}
+}
+
+AVX2 static void dot4_f16(const void *w, const void *xv, size_t stride, int n,
+			  float *out)
+{
+	const char *x = xv;
+
+	dot2_f16(w, (const float *)x, (const float *)(x + stride), n, out);
+	dot2_f16(w, (const float *)(x + 2 * stride),
+		 (const float *)(x + 3 * stride), n, out + 2);
+}
+
+void tp_kernels_fill_avx2(struct tp_kernels *k)
+{
+	k->dot[TP_F32] = dot_f32;
+	k->dot[TP_F16] = dot_f16;
+	k->dot[TP_BF16] = dot_bf16;
+	k->dot[TP_Q8_0] = dot_q8_0;
+	k->dot[TP_Q4_0] = dot_q4_0;
+	k->dot[TP_Q4_1] = dot_q4_1;
+	k->dot[TP_Q5_0] = dot_q5_0;
+	k->dot[TP_Q5_1] = dot_q5_1;
+	k->dot[TP_Q4_K] = dot_q4_k;
+	k->dot[TP_Q5_K] = dot_q5_k;
+	k->dot[TP_Q6_K] = dot_q6_k;
+	k->dot4[TP_F16] = dot4_f16;
+	k->dot4[TP_Q8_0] = dot4_q8_0;
+	k->dot4[TP_Q4_0] = dot4_q4_0;
+	k->dot4[TP_Q5_0] = dot4_q5_0;
+	k->dot4[TP_Q4_K] = dot4_q4_k;
+	k->dot4[TP_Q5_K] = dot4_q5_k;
+	k->dot4[TP_Q6_K] = dot4_q6_k;
+}
+#endif /* __x86_64__ */
