@@ -2,12 +2,17 @@
 # tools; `make check` runs every test; `make demo` shows it working.
 
 # The kernel to build against: the running kernel's build dir when it has
-# one, else Debian 12's 6.1 headers (linux-headers-amd64).
-# The PREEMPT_RT flavours' headers (*-rt-amd64) match the same patterns:
-# filter them out, the default builds are for the standard flavour.
-newest = $(lastword $(sort $(filter-out %-rt-amd64,$(wildcard $(1)))))
-KDIR_6_1  ?= $(call newest,/usr/src/linux-headers-6.1.*-amd64)
-KDIR_6_12 ?= $(call newest,/usr/src/linux-headers-6.12.*-amd64)
+# one, else Debian 12's 6.1 headers from the project's kernel cache
+# (tools/kernel-cache.sh; `make deps` fills it).  Read once per make, when
+# the Makefile is parsed: the targets that install the cache first (demo,
+# check, bench, soak, check-debug) run their builds in a make of their own,
+# started after it.
+ifeq ($(origin KDIR_6_1),undefined)
+KDIR_6_1 := $(shell tools/kernel-cache.sh kdir 6.1)
+endif
+ifeq ($(origin KDIR_6_12),undefined)
+KDIR_6_12 := $(shell tools/kernel-cache.sh kdir 6.12)
+endif
 KDIR ?= $(if $(wildcard /lib/modules/$(shell uname -r)/build/Makefile),\
 	/lib/modules/$(shell uname -r)/build,$(KDIR_6_1))
 
@@ -18,7 +23,7 @@ KBUILD_SOURCES = Kbuild $(wildcard kmod/*.[ch]) $(wildcard uapi/*.h)
 
 .PHONY: all module provider test-progs bench clean deps check unit-tests \
 	module-6.12 modules-for sparse checkpatch guest-tests demo install uninstall soak \
-	check-debug
+	check-debug deps-demo demo-run soak-run check-debug-run bench-run distclean
 
 all: module provider runner tools
 
@@ -88,13 +93,14 @@ module-6.12:
 KMOD_TEST_DIRS = tests/fake-tbnet tests/kfastreg tests/bench/kcopy
 KMOD_TEST_SOURCES = $(foreach d,$(KMOD_TEST_DIRS),$(d)/Kbuild $(wildcard $(d)/*.c))
 modules-for:
-	@test -n "$(FOR_KVER)" -a -f /lib/modules/$(FOR_KVER)/build/Makefile || \
-		{ echo "modules-for: no headers for kernel '$(FOR_KVER)' (FOR_KVER=release)" >&2; exit 1; }
-	mkdir -p $(BUILD)/kmods/$(FOR_KVER)
-	cp -u --parents $(KBUILD_SOURCES) $(KMOD_TEST_SOURCES) $(BUILD)/kmods/$(FOR_KVER)/
-	$(MAKE) -C /lib/modules/$(FOR_KVER)/build M=$(BUILD)/kmods/$(FOR_KVER) modules
-	set -e; for d in $(KMOD_TEST_DIRS); do \
-		$(MAKE) -C /lib/modules/$(FOR_KVER)/build M=$(BUILD)/kmods/$(FOR_KVER)/$$d modules; \
+	@kdir=$$(tools/kernel-cache.sh kdir "$(FOR_KVER)") || \
+		{ echo "modules-for: no headers for kernel '$(FOR_KVER)' in the kernel cache (FOR_KVER=release)" >&2; exit 1; }; \
+	set -ex; \
+	mkdir -p $(BUILD)/kmods/$(FOR_KVER); \
+	cp -u --parents $(KBUILD_SOURCES) $(KMOD_TEST_SOURCES) $(BUILD)/kmods/$(FOR_KVER)/; \
+	$(MAKE) -C $$kdir M=$(BUILD)/kmods/$(FOR_KVER) modules; \
+	for d in $(KMOD_TEST_DIRS); do \
+		$(MAKE) -C $$kdir M=$(BUILD)/kmods/$(FOR_KVER)/$$d modules; \
 	done
 
 # sparse on every module source (C=2 checks files even when up to date).
@@ -106,6 +112,10 @@ checkpatch:
 
 deps:
 	tools/install-deps.sh
+
+# What `make demo` needs only: the 6.1 kernel, no npm packages.
+deps-demo:
+	tools/install-deps.sh --demo
 
 # Host-side tests: the C unit tests and the tests of our test scripts, all
 # judged by one TAP runner.
@@ -129,7 +139,11 @@ guest-tests: module provider test-progs runner
 check: deps
 	tests/check.sh
 
-demo: deps all test-progs
+# The builds run in a make started after the dependencies are in: this
+# make read KDIR before `make deps` had unpacked any headers.
+demo: deps-demo
+	$(MAKE) demo-run
+demo-run: all test-progs
 	TBRDMA_SELFTEST_DIR=$(CURDIR)/tests/demo tests/vm/run-vm.sh
 
 # The soak (issue 7; not in `make check`): >= 10 minutes of 1024 QPs with
@@ -144,7 +158,9 @@ SOAK_SEED ?= 1
 SOAK_LOSS ?= 1
 # Then UCX's whole matrix (170-ucx, 290-net-ucx with TBR_UCX_FULL=1); 0: not.
 SOAK_CLIENTS ?= 1
-soak: deps all test-progs
+soak: deps
+	$(MAKE) soak-run
+soak-run: all test-progs
 	@d=$$(mktemp -d /var/tmp/tbrdma-soak.XXXXXX) && \
 	printf '%s\n' '#!/bin/bash' '# timeout: $(shell echo $$(($(SOAK_SECS) * 2 + 900)))' \
 		'export SOAK_SECS=$(SOAK_SECS) SOAK_INSTANCES=$(SOAK_INSTANCES)' \
@@ -167,11 +183,15 @@ soak: deps all test-progs
 # DEBUG_ATOMIC_SLEEP) built once from linux-source-6.1 and cached in
 # ~/.cache/tbrdma, then a kmemleak scan.  Not in `make check`: the first
 # build takes about an hour here.  See Documentation/testing.md.
-check-debug: deps all test-progs
+check-debug: deps
+	$(MAKE) check-debug-run
+check-debug-run: all test-progs
 	tests/debug-kernel/check-debug.sh
 
 # Benchmarks: ratios against rdma_rxe in the same guest, never a test.
-bench: deps all test-progs
+bench: deps
+	$(MAKE) bench-run
+bench-run: all test-progs
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/bench/kcopy modules
 	TBRDMA_SELFTEST_DIR=$(CURDIR)/tests/bench tests/vm/run-vm.sh --timeout 5400
 
@@ -259,3 +279,10 @@ clean:
 	-$(MAKE) -C tools/runner clean
 	-$(MAKE) -C tools/admin clean
 	rm -rf $(BUILD)
+
+# Also what `make deps` put into the tree and the user's cache: the
+# unpacked kernels, the guest's initramfs and vmlinux, the npm packages.
+# (The Debian packages it installed stay: `apt-get autoremove` is yours.)
+distclean: clean
+	rm -rf "$$(tools/kernel-cache.sh root)" "$${XDG_CACHE_HOME:-$$HOME/.cache}/tbrdma"
+	rm -rf tests/llama-ref/node_modules tests/llama-ref/runtime tests/serve-client/node_modules

@@ -28,19 +28,38 @@ done </modules/load-order
 
 # msize: 512000 is the largest the virtio transport accepts (6.1 and 6.12).
 opts=trans=virtio,version=9p2000.L,msize=512000
+# The results share first: its config says how to build the root.
+# cache=none: every write reaches the host at once, nothing is lost at
+# poweroff.
+mkdir -p /results
+mount -t 9p -o "$opts" tbrresults /results || die "mount results share"
+config() { sed -n "s/^$1=//p" /results/config; }
+root=$(config TBRDMA_ROOT)
+kernel_root=$(config KERNEL_ROOT)
+modroot=$(config MODULES_ROOT)
+
 # cache=loose: the lower layer is read-only for the guest, so caching is
 # safe and makes exec/stat over 9p much faster under TCG.
 mount -t 9p -o "ro,$opts,cache=loose" tbrroot /lower || die "mount 9p root"
+# Debian's kernels live in the project's kernel cache, not in the host's
+# /boot and /lib/modules (tools/kernel-cache.sh): the cache's root, shared
+# on its own, goes on top of the host's, so the booted kernel's modules
+# and headers are at their usual paths.
+lower=/lower
+if [ -n "$kernel_root" ]; then
+	mkdir -p /kernels
+	mount -t 9p -o "ro,$opts,cache=loose" tbrkernels /kernels || die "mount the kernel cache"
+	lower=/kernels:/lower
+fi
 mount -t tmpfs -o mode=0755 tmpfs /rw
 mkdir -p /rw/upper /rw/work
-mount -t overlay -o lowerdir=/lower,upperdir=/rw/upper,workdir=/rw/work \
+mount -t overlay -o lowerdir=$lower,upperdir=/rw/upper,workdir=/rw/work \
 	overlay /newroot || die "mount overlay"
 
-# /run is a fresh tmpfs; the results share lives under it (cache=none: every
-# write reaches the host at once, nothing is lost at poweroff).
+# /run is a fresh tmpfs; the results share moves under it.
 mount -t tmpfs -o mode=0755,nosuid,nodev tmpfs /newroot/run
 mkdir -p /newroot/run/tbrdma-results
-mount -t 9p -o "$opts" tbrresults /newroot/run/tbrdma-results || die "mount results share"
+mount --move /results /newroot/run/tbrdma-results || die "move results share"
 
 # The rest of the system set-up, done here because busybox applets start in
 # ~25 ms while each dynamically linked host binary costs ~100 ms under TCG.
@@ -59,10 +78,8 @@ ln -sf /proc/self/fd/2 /dev/stderr
 ip link set lo up
 hostname tbrdma-vm
 
-root=$(sed -n 's/^TBRDMA_ROOT=//p' /newroot/run/tbrdma-results/config)
 # A kernel we built (run-vm.sh --kernel-dir) has its modules outside
 # /lib/modules: show them where modprobe looks.
-modroot=$(sed -n 's/^MODULES_ROOT=//p' /newroot/run/tbrdma-results/config)
 if [ -n "$modroot" ]; then
 	kver=$(uname -r)
 	mkdir -p "/newroot/lib/modules/$kver"

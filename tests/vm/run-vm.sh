@@ -10,9 +10,9 @@ usage() {
 usage: tests/vm/run-vm.sh [options] [TEST|GLOB...]
   TEST|GLOB           selftest file names in the selftest dir, e.g. 00-guest-sanity.sh
                       or '1*' (default: every *.sh except lib*.sh, sorted)
-  --kernel SERIES     boot the newest installed kernel of SERIES: 6.1, 6.12,
-                      6.1-rt or 6.12-rt (default 6.1)
-  --kver KVER         boot exactly this kernel under /boot and /lib/modules
+  --kernel SERIES     boot the newest kernel of SERIES in the kernel cache
+                      (tools/kernel-cache.sh): 6.1, 6.12, 6.1-rt or 6.12-rt (default 6.1)
+  --kver KVER         boot exactly this release from the kernel cache
   --timeout SECS      whole-run timeout, boot included (default 2700)
   --test-timeout SECS default per-test timeout (default 300; a '# timeout: N'
                       line in a test file overrides it)
@@ -32,22 +32,6 @@ exit: 0 all passed/skipped and dmesg clean, 1 test failure or dirty dmesg,
 EOF
 }
 die() { echo "run-vm: $*" >&2; exit 2; }
-
-# newest_kernel SERIES -> the release of the newest kernel of the series
-# installed with its modules (Debian names them 6.1.0-N-amd64,
-# 6.1.0-N-rt-amd64, 6.12.N+debNN-amd64, 6.12.N+debNN-rt-amd64): no release
-# is written into the tests, so a point release changes nothing here.
-newest_kernel() {
-	local ver=${1%-rt} rt=0 k r
-	[[ $1 == *-rt ]] && rt=1
-	for k in /boot/vmlinuz-"$ver".*; do
-		r=${k#/boot/vmlinuz-}
-		[[ -d /lib/modules/$r && $r == *-amd64 ]] || continue
-		if ((rt)); then [[ $r == *-rt-amd64 ]] || continue
-		else [[ $r != *-rt-amd64 ]] || continue; fi
-		echo "$r"
-	done | sort -V | tail -n 1
-}
 
 here=$(cd "$(dirname "$0")" && pwd -P)
 repo=$(cd "$here/../.." && pwd -P)
@@ -85,12 +69,15 @@ done
 boot_timeout=${boot_timeout:-$((150 * scale))}
 [[ $boot_timeout =~ ^[1-9][0-9]*$ ]] || die "--boot-timeout must be whole seconds"
 [[ $series =~ ^6\.(1|12)(-rt)?$ ]] || die "--kernel: 6.1, 6.12, 6.1-rt or 6.12-rt, not '$series'"
+# Debian's kernels are unpacked into a cache, not installed on the host
+# (tools/kernel-cache.sh): its root is overlaid on the host's in the guest.
+kroot=$("$repo/tools/kernel-cache.sh" root)
 if [[ -z $kver && -z $kdir ]]; then
-	kver=$(newest_kernel "$series")
-	[[ -n $kver ]] || die "no $series kernel installed (tools/install-deps.sh installs all four)"
+	kver=$("$repo/tools/kernel-cache.sh" kver "$series")
+	[[ -n $kver ]] || die "no $series kernel in $kroot (make deps, or tools/kernel-cache.sh fetch $series)"
 fi
 if ((print_kver)); then echo "$kver"; exit 0; fi
-modroot=/
+modroot=$kroot
 if [[ -n $kdir ]]; then
 	kdir=$(realpath -e "$kdir") || die "no kernel dir $kdir"
 	kver=$(cat "$kdir/kernelrelease") || die "$kdir has no kernelrelease"
@@ -98,7 +85,7 @@ if [[ -n $kdir ]]; then
 	modroot=$kdir/root
 	bzimage=1	# not Debian's: no cached PVH vmlinux for it
 else
-	kernel=/boot/vmlinuz-$kver
+	kernel=$kroot/boot/vmlinuz-$kver
 fi
 [[ -r $kernel && -d $modroot/lib/modules/$kver ]] || die "no readable $kernel or $modroot/lib/modules/$kver"
 
@@ -118,7 +105,7 @@ fi
 # The guest sees the host's files at the same paths, except where it mounts
 # its own filesystems (/run, /dev, /proc, /sys).
 dir=$(realpath -e "${TBRDMA_SELFTEST_DIR:-$repo/tests/selftests}") || die "no selftest dir"
-for p in "$repo" "$dir"; do
+for p in "$repo" "$dir" "$kroot"; do
 	case $p/ in
 	/run/* | /dev/* | /proc/* | /sys/*) die "$p is hidden in the guest" ;;
 	esac
@@ -147,7 +134,7 @@ shopt -u nullglob
 # The verdict relies on the dmesg matcher: make sure it still catches bugs.
 "$here/test-dmesg-check.sh" >/dev/null || die "dmesg-check.sh is broken (run tests/vm/test-dmesg-check.sh)"
 initrd=$("$here/mkinitramfs.sh" "$kver" "$modroot") || die "initramfs build failed"
-[[ $bzimage -eq 1 ]] || kernel=$("$here/vmlinux.sh" "$kver")  # PVH boot, ~3 s faster
+[[ $bzimage -eq 1 ]] || kernel=$("$here/vmlinux.sh" "$kernel")  # PVH boot, ~3 s faster
 res=$(mktemp -d "${TMPDIR:-/tmp}/tbrdma-vm.XXXXXX")
 {
 	echo "TBRDMA_ROOT=$repo"
@@ -156,7 +143,7 @@ res=$(mktemp -d "${TMPDIR:-/tmp}/tbrdma-vm.XXXXXX")
 	echo "TEST_TIMEOUT=$test_timeout"
 	echo "TESTS=${tests[*]}"
 	echo "TIMEOUT_SCALE=$scale"
-	[[ $modroot == / ]] || echo "MODULES_ROOT=$modroot"
+	if [[ -n $kdir ]]; then echo "MODULES_ROOT=$modroot"; else echo "KERNEL_ROOT=$kroot"; fi
 } >"$res/config"
 : >"$res/console.log"
 
@@ -188,6 +175,12 @@ qemu=(
 	-device virtio-9p-pci,fsdev=rootfs,mount_tag=tbrroot
 	-fsdev "local,id=results,path=${res//,/,,},security_model=none"
 	-device virtio-9p-pci,fsdev=results,mount_tag=tbrresults
+)
+# The kernel cache, a share of its own: overlayfs refuses a lower layer
+# that lies inside another (the cache is under the host's root).
+[[ -n $kdir ]] || qemu+=(
+	-fsdev "local,id=kernels,path=${kroot//,/,,},security_model=none,readonly=on,multidevs=remap"
+	-device virtio-9p-pci,fsdev=kernels,mount_tag=tbrkernels
 )
 
 qpid="" timer="" stream=""

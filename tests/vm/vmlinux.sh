@@ -1,14 +1,15 @@
 #!/bin/bash
-# vmlinux.sh KVER — print the kernel image QEMU should boot for KVER.
+# vmlinux.sh BZIMAGE — print the kernel image QEMU should boot for the
+# Debian kernel BZIMAGE (boot/vmlinuz-KVER in the kernel cache).
 #
-# Debian's /boot/vmlinuz is a compressed bzImage; decompressing it inside a
+# Debian's vmlinuz is a compressed bzImage; decompressing it inside a
 # TCG guest costs 3-4 s per boot (xz on 6.1). The same kernel, decompressed
 # once on the host and cached, boots directly through its PVH entry point
 # (CONFIG_PVH=y in Debian). Falls back to the bzImage if anything is off.
 set -euo pipefail
 
-kver=${1:?usage: vmlinux.sh KVER}
-bz=/boot/vmlinuz-$kver
+bz=${1:?usage: vmlinux.sh BZIMAGE}
+kver=${bz##*/vmlinuz-}
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/tbrdma
 key=$(sha256sum <"$bz" | cut -c1-16)
 out=$cache/vmlinux-$kver-$key
