@@ -16,7 +16,7 @@
  *
  *   server: rpc_pattern -l [-p PORT] [-B ADDR]
  *   client: rpc_pattern -c HOST [-p PORT] [-t rdma|tcp] [-s MIB] [-n ROUNDS]
- *                       [-w SENDS] [-d DEV] [-g GID_INDEX]
+ *                       [-w SENDS] [-d DEV] [-g GID_INDEX] [-v]
  *
  * The client sends its choice in a hello; the server serves that one
  * connection and exits.  Each round: an upload (client -> server, ended by
@@ -27,6 +27,8 @@
  * prints a line per round and
  *   result TRANSPORT upload U download D MB/s (medians of N) data ok
  * (MB = 10^6 bytes).  Exit 0 only if every byte of every round was right.
+ * -v (either side) adds where each side's chunk time went (copies, posting
+ * or send(), waiting), averaged over the chunks it sent and received.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -91,6 +93,25 @@ static double now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/*
+ * -v: where a chunk's time goes, per side and role (seconds summed over
+ * chunks larger than the inline limit; three clock reads per chunk, about
+ * 1 % of a 256 KiB chunk in the test guest).
+ */
+static int verbose;
+static struct {
+	double copy, post, wait;
+	unsigned long chunks;
+} st_tx, st_rx;
+
+static double tick(double *acc, double t0)
+{
+	double t = verbose ? now() : 0;
+
+	*acc += t - t0;
+	return t;
 }
 
 static void die(const char *what)
@@ -351,17 +372,31 @@ static int rdma_send(struct conn *c, const void *data, size_t size)
 
 		/* Every bounce buffer busy: the oldest send must complete. */
 		if (c->tx_posted - c->tx_done == c->sends) {
+			double t = verbose ? now() : 0;
+
 			if (rdma_poll(c->scq, &wc))
 				return -1;
+			tick(&st_tx.wait, t);
 			c->tx_done++;
 		}
 		if (chunk <= c->max_inline) {
 			sge.addr = (uintptr_t)src;
 			wr.send_flags |= IBV_SEND_INLINE;
 		} else {
+			double t = verbose ? now() : 0;
+
 			memcpy(c->tx + (size_t)slot * CHUNK, src, chunk);
 			sge.addr = (uintptr_t)(c->tx + (size_t)slot * CHUNK);
 			sge.lkey = c->tx_mr->lkey;
+			t = tick(&st_tx.copy, t);
+			if (ibv_post_send(c->qp, &wr, &bad))
+				return -1;
+			tick(&st_tx.post, t);
+			st_tx.chunks++;
+			c->tx_posted++;
+			src += chunk;
+			size -= chunk;
+			continue;
 		}
 		if (ibv_post_send(c->qp, &wr, &bad))
 			return -1;
@@ -371,8 +406,11 @@ static int rdma_send(struct conn *c, const void *data, size_t size)
 	} while (size);
 	/* As ggml: the data is the peer's when send_data returns. */
 	while (c->tx_done != c->tx_posted) {
+		double t = verbose ? now() : 0;
+
 		if (rdma_poll(c->scq, &wc))
 			return -1;
+		tick(&st_tx.wait, t);
 		c->tx_done++;
 	}
 	return 0;
@@ -384,10 +422,13 @@ static int rdma_recv(struct conn *c, void *data, size_t size)
 	struct ibv_wc wc;
 
 	while (size) {
+		double t = verbose ? now() : 0;
 		int slot;
 
 		if (rdma_poll(c->rcq, &wc))
 			return -1;
+		if (wc.byte_len > c->max_inline)
+			t = tick(&st_rx.wait, t);
 		slot = (int)wc.wr_id;
 		if (slot < 0 || slot >= RX_DEPTH || wc.byte_len > size) {
 			fprintf(stderr, "rpc_pattern: message of %u bytes where %zu were left\n",
@@ -395,8 +436,14 @@ static int rdma_recv(struct conn *c, void *data, size_t size)
 			return -1;
 		}
 		memcpy(dst, c->rx + (size_t)slot * CHUNK, wc.byte_len);
+		if (wc.byte_len > c->max_inline) {
+			t = tick(&st_rx.copy, t);
+			st_rx.chunks++;
+		}
 		if (post_rx(c, slot))
 			return -1;
+		if (wc.byte_len > c->max_inline)
+			tick(&st_rx.post, t);
 		dst += wc.byte_len;
 		size -= wc.byte_len;
 	}
@@ -411,9 +458,16 @@ static int tcp_send(struct conn *c, const void *data, size_t size)
 	do {
 		size_t chunk = size < CHUNK ? size : CHUNK;
 
+		double t = verbose ? now() : 0;
+
 		memcpy(c->bounce, src, chunk);
+		t = tick(&st_tx.copy, t);
 		if (full_io(c->fd, c->bounce, chunk, 1))
 			return -1;
+		if (chunk > MAX_INLINE) {
+			tick(&st_tx.post, t);
+			st_tx.chunks++;
+		}
 		src += chunk;
 		size -= chunk;
 	} while (size);
@@ -427,9 +481,17 @@ static int tcp_recv(struct conn *c, void *data, size_t size)
 	while (size) {
 		size_t chunk = size < CHUNK ? size : CHUNK;
 
+		double t = verbose ? now() : 0;
+
 		if (full_io(c->fd, c->bounce, chunk, 0))
 			return -1;
+		if (chunk > MAX_INLINE)
+			t = tick(&st_rx.wait, t);
 		memcpy(dst, c->bounce, chunk);
+		if (chunk > MAX_INLINE) {
+			tick(&st_rx.copy, t);
+			st_rx.chunks++;
+		}
 		dst += chunk;
 		size -= chunk;
 	}
@@ -646,10 +708,27 @@ static int tcp_accept(const char *bind_addr, int port)
 	return fd;
 }
 
+/* -v: per-chunk averages of both roles of this side. */
+static void print_stats(const char *side, int rdma)
+{
+	if (!verbose)
+		return;
+	if (st_tx.chunks)
+		printf("%s sends: %lu chunks, per chunk: copy in %.1f us, %s %.1f us, waiting for completions %.1f us\n",
+		       side, st_tx.chunks, st_tx.copy / st_tx.chunks * 1e6,
+		       rdma ? "ibv_post_send" : "send()", st_tx.post / st_tx.chunks * 1e6,
+		       st_tx.wait / st_tx.chunks * 1e6);
+	if (st_rx.chunks)
+		printf("%s receives: %lu chunks, per chunk: waiting %.1f us (%s), copy out %.1f us, %s %.1f us\n",
+		       side, st_rx.chunks, st_rx.wait / st_rx.chunks * 1e6,
+		       rdma ? "polling the CQ" : "in recv()", st_rx.copy / st_rx.chunks * 1e6,
+		       rdma ? "ibv_post_recv" : "-", st_rx.post / st_rx.chunks * 1e6);
+}
+
 static void usage(void)
 {
 	fprintf(stderr, "usage: rpc_pattern -l [-p PORT] [-B ADDR] [-d DEV] [-g GID]\n"
-		"       rpc_pattern -c HOST [-p PORT] [-t rdma|tcp] [-s MIB] [-n ROUNDS] [-w 1-4] [-d DEV] [-g GID]\n");
+		"       rpc_pattern -c HOST [-p PORT] [-t rdma|tcp] [-s MIB] [-n ROUNDS] [-w 1-4] [-d DEV] [-g GID] [-v]\n");
 	exit(2);
 }
 
@@ -663,8 +742,9 @@ int main(int argc, char **argv)
 	struct hello h = { 0 }, peer;
 
 	c.rdma = 1;
-	while ((opt = getopt(argc, argv, "lc:p:B:t:s:n:w:d:g:")) != -1) {
+	while ((opt = getopt(argc, argv, "lc:p:B:t:s:n:w:d:g:v")) != -1) {
 		switch (opt) {
+		case 'v': verbose = 1; break;
 		case 'l': listen_mode = 1; break;
 		case 'c': host = optarg; break;
 		case 'p': snprintf(port, sizeof(port), "%s", optarg); break;
@@ -707,6 +787,7 @@ int main(int argc, char **argv)
 			die("RDMA activation");
 		c.bounce = malloc(CHUNK);
 		rc = run_client(&c, (size_t)mib << 20, rounds);
+		print_stats("client", c.rdma);
 	} else {
 		c.fd = tcp_accept(bind_addr, atoi(port));
 		if (full_io(c.fd, &h, sizeof(h), 0) || h.magic != MAGIC ||
@@ -733,6 +814,7 @@ int main(int argc, char **argv)
 			die("RDMA activation");
 		c.bounce = malloc(CHUNK);
 		rc = serve(&c, peer.size);
+		print_stats("server", c.rdma);
 		if (rc < 0)
 			fprintf(stderr, "rpc_pattern: server: connection failed\n");
 	}
