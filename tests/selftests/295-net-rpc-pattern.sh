@@ -4,8 +4,8 @@
 # at the port's active MTU, SENDs of 256 KiB through bounce buffers with 24
 # receives pre-posted, 4 (and ggml's 1) sends in flight, busy polling; and
 # the same bytes over TCP. Across the veth pair (server in host A, client
-# in host B) at MTU 65000 and 1500, and on the loopback device through
-# 127.0.0.1. Every byte of every round is checked by the program; the test
+# in host B) at MTU 65000 and 1500, on the loopback device through
+# 127.0.0.1, and on a Thunderbolt-attached device (tests/fake-tbnet). Every byte of every round is checked by the program; the test
 # also checks that the GID match found the device each side should use,
 # as a RoCE v2 GID, and that the path MTU is the port's.
 # timeout: 300
@@ -76,6 +76,31 @@ wait_for "[[ \$(</sys/class/infiniband/tbr1/ports/1/state) == *ACTIVE && \$(</sy
 	fail "ports not ACTIVE at MTU 1500"
 rp veth1500-rdma-w4 tbr0 tbr1 1024 "$B" "$NET_IP_A" -t rdma -s 4 -n 2 -w 4
 
+# A Thunderbolt-attached device (tests/fake-tbnet's faketb0, bound to a
+# driver named thunderbolt-net, attached by thunderbolt_attach): its GIDs
+# are RoCE v2 too, and the pattern runs over it between two processes of
+# this host (frames to its own MAC are looped back; the fake link drops
+# whatever it would transmit).
+fake=$TBRDMA_MODDIR/tests/fake-tbnet/tbrdma_fake_tbnet.ko
+[[ -f $fake ]] || fail "$fake not built (make test-progs)"
+fake_rmmod() { if [[ -d /sys/module/tbrdma_fake_tbnet ]]; then rmmod tbrdma_fake_tbnet; fi; }
+defer fake_rmmod
+insmod "$fake"
+echo Y >/sys/module/tbrdma/parameters/thunderbolt_attach
+tbdev=
+# shellcheck disable=SC2016  # wait_for evals it: tbdev is set here
+wait_for 'tbdev=$(rdma link show | sed -nE "s|^link ([^/ ]+)/1 .*netdev faketb0( .*)?\$|\1|p"); [[ -n $tbdev ]]' 20 ||
+	fail "faketb0 not attached: $(rdma link show)"
+ip addr add 10.78.0.1/24 dev faketb0
+ip link set faketb0 up		# its MTU: 1500 (the fake's maximum)
+wait_for "net_gid $tbdev 10.78.0.1 && [[ \$(</sys/class/infiniband/$tbdev/ports/1/state) == *ACTIVE ]]" 10 ||
+	fail "$tbdev: no GID for 10.78.0.1 or port not ACTIVE"
+echo "== ibv_devinfo -v -d $tbdev (on faketb0): GIDs"
+ibv_devinfo -v -d "$tbdev" | grep -E 'GID\[|active_mtu'
+ibv_devinfo -v -d "$tbdev" | grep -q 'GID\[.*::ffff:10\.78\.0\.1, RoCE v2' ||
+	fail "$tbdev: ::ffff:10.78.0.1 is not a RoCE v2 GID"
+rp tb-rdma-w4 "$tbdev" "$tbdev" 1024 "" 10.78.0.1 -t rdma -s 4 -n 2 -w 4
+
 echo "counters tbr1: $(rdma statistic show link tbr1/1)"
 ((${#failed[@]} == 0)) || fail "${#failed[@]} runs failed: ${failed[*]}"
-echo "all runs moved every byte right; the GID match found tbr0/tbr1/tbrlo0 as RoCE v2"
+echo "all runs moved every byte right; the GID match found tbr0/tbr1/tbrlo0/$tbdev as RoCE v2"
