@@ -3,8 +3,8 @@
  * A ggml RPC server on ggml's public API (what llama.cpp's rpc-server does,
  * CPU backend only): ggml_rpc_server HOST:PORT [THREADS].  ggml's RPC layer
  * picks RDMA by itself when the socket's address is a RoCE GID of an RDMA
- * device, and logs "RDMA activated"; GGML_RPC_RDMA_OFF=1 is not ggml's:
- * hide the devices instead (RDMAV_DRIVERS / no device) to force TCP.
+ * device, and logs "RDMA activated".  GGML_RDMA_DEV=NAME limits the search
+ * to one device; a name no device has (e.g. none) keeps the connection on TCP.
  */
 #include <stdio.h>
 #include <stdlib.h>
