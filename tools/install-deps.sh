@@ -52,6 +52,8 @@ if ((!demo)); then
 		ucx-utils openmpi-bin libopenmpi-dev libfabric-bin python3-pyverbs
 		# `make dkms-install`, `make deb` and their tests
 		dkms debhelper dpkg-dev fakeroot lintian
+		# the guest's compiler cache (71-deb-packages: DKMS compiles in the guest)
+		ccache
 		# curl for tprun serve's tests
 		curl
 		# checksum offload off on a veth (235-net-wirefuzz)

@@ -60,6 +60,10 @@ mount -t overlay -o lowerdir=$lower,upperdir=/rw/upper,workdir=/rw/work \
 mount -t tmpfs -o mode=0755,nosuid,nodev tmpfs /newroot/run
 mkdir -p /newroot/run/tbrdma-results
 mount --move /results /newroot/run/tbrdma-results || die "move results share"
+# The compiler cache run-vm.sh keeps for the guest (the host's
+# ~/.cache/tbrdma/guest-ccache).
+mkdir -p /newroot/var/cache/tbrdma-ccache
+mount -t 9p -o "$opts" tbrccache /newroot/var/cache/tbrdma-ccache || die "mount the compiler cache"
 
 # The rest of the system set-up, done here because busybox applets start in
 # ~25 ms while each dynamically linked host binary costs ~100 ms under TCG.
