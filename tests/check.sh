@@ -62,6 +62,9 @@ stage() {
 
 stage "build (6.1)" "${make[@]}" all test-progs
 stage "build (6.12)" "${make[@]}" module-6.12
+# The Debian packages, with lintian (`make check-packages` also installs
+# them in the guest).
+stage "debian packages" "${make[@]}" deb
 # The PREEMPT_RT flavours: the module and the test modules, in
 # build/kmods/KVER, where run-vm.sh finds them when it boots that kernel.
 for series in 6.1-rt 6.12-rt; do
