@@ -195,11 +195,13 @@ check-debug-run: all test-progs
 
 # Benchmarks: ratios against rdma_rxe in the same guest, never a test;
 # first, on the host, tprun's compute against llama.cpp's on the same cores
-# (Documentation/benchmarks.md).
+# and the runner's memory per rank on a 515 MB model, 1, 2 and 4 ranks and
+# two under a 60 % memory cgroup (Documentation/benchmarks.md).
 bench: deps
 	$(MAKE) bench-run
 bench-run: all test-progs
 	tests/llama-ref/bench-compute.sh
+	tests/host/bench-tprun-memory.sh $(BUILD)/bench-memory
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/bench/kcopy modules
 	TBRDMA_SELFTEST_DIR=$(CURDIR)/tests/bench tests/vm/run-vm.sh --timeout 5400
 
