@@ -6,8 +6,9 @@
 # and ibv_rc_pingpong passes; then dpkg -r removes everything, the module
 # included, and dpkg -P the provider's .driver file (a conffile).  The
 # guest's root is a throw-away overlay: nothing reaches the host.
-# `make check-packages` runs it (not make check: DKMS's build takes 8
-# minutes in the TCG guest even with every object in ccache, 13 without).
+# make check runs it in a guest of its own (make check-packages alone):
+# DKMS's build takes 6-8 minutes in the TCG guest with every object in
+# the guest's compiler cache, 11-13 without.
 # timeout: 1500
 source "$TBRDMA_ROOT/tests/selftests/lib.sh"
 source "$TBRDMA_ROOT/tests/selftests/lib-verbs.sh"	# run_pair
