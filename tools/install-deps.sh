@@ -52,7 +52,7 @@ if ((!demo)); then
 		ucx-utils openmpi-bin libopenmpi-dev libfabric-bin python3-pyverbs
 		# `make dkms-install`, `make deb` and their tests
 		dkms debhelper dpkg-dev fakeroot lintian
-		# the guest's compiler cache (71-deb-packages: DKMS compiles in the guest)
+		# the guest's compiler cache (tests/packages: DKMS compiles in the guest)
 		ccache
 		# curl for tprun serve's tests
 		curl

@@ -178,7 +178,7 @@ qemu=(
 )
 # A compiler cache the guest keeps from run to run, writable, at
 # /var/cache/tbrdma-ccache in the guest: DKMS compiles the whole module
-# there (71-deb-packages), eleven minutes under TCG without it.
+# there (tests/packages), eleven minutes under TCG without it.
 ccache_dir=${XDG_CACHE_HOME:-$HOME/.cache}/tbrdma/guest-ccache
 mkdir -p "$ccache_dir"
 qemu+=(
