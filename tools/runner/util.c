@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -73,12 +74,23 @@ void *tp_calloc(size_t n, size_t size)
 	return p;
 }
 
+/*
+ * Buffers of 2 MiB and more are aligned to 2 MiB and asked for huge pages
+ * (where transparent huge pages are "madvise", Debian's default): every
+ * token streams each weight once, and with 4 KiB pages each 4 KiB of the
+ * stream costs a page walk, and loading faults each 4 KiB in. Measured on
+ * the 0.27 GB Q4_K model: decoding 27.3 against 26.8 tokens/s (3 rounds
+ * each, within the noise of this host).
+ */
 void *tp_alloc_pages(size_t bytes)
 {
+	const size_t huge = 2u << 20;
 	void *p = NULL;
 
-	if (posix_memalign(&p, 4096, bytes ? bytes : 1))
+	if (posix_memalign(&p, bytes >= huge ? huge : 4096, bytes ? bytes : 1))
 		tp_die("out of memory (%zu bytes)", bytes);
+	if (bytes >= huge)
+		madvise(p, bytes, MADV_HUGEPAGE);	/* a hint: may fail */
 	memset(p, 0, bytes);
 	return p;
 }
