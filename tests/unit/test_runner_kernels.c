@@ -4,7 +4,8 @@
  * has it, against the generic one on the same weights and activations.
  * Integer arithmetic (the quantised types): the same bits. Float (F32,
  * F16, BF16, summed in another order, with FMA): within 2^-20 of the sum
- * of |w x|. Then tp_matmul on a pool of 3 threads, with the 4-row
+ * of |w x|. Each table's kernels for 4 inputs (prefill) and for 4 weight
+ * rows (decoding): the bits of its dot(), row by row. Then tp_matmul on a pool of 3 threads, with the 4-row
  * kernels of prefill, against the same dot products one row at a time
  * (neither the split nor the batch may change a bit).
  */
@@ -129,6 +130,94 @@ static void compare_isa(const struct tp_kernels *k, const struct tp_kernels *g)
 	}
 }
 
+/* Each table's 4-row kernel against its own dot(), row by row: the bits
+ * of a row's product may not depend on the batch it is in. */
+static void dot4_rows(const struct tp_kernels *k)
+{
+	int ti, li, r, trial;
+
+	for (ti = 0; ti < NTYPES; ti++) {
+		enum tp_type t = types[ti];
+		const int *lens = is_float(t) ? lengths_f :
+				  tp_type_block(t) == 32 ? lengths_32 : lengths_q;
+		int nl = is_float(t) ? 6 : 4, bad = 0, runs = 0;
+
+		if (!k->dot4[t])
+			continue;
+		for (li = 0; li < nl; li++) {
+			int n = lens[li];
+			size_t ab = tp_act_bytes(tp_act_for(t), n);
+			void *w = calloc(tp_type_bytes(t, (size_t)n) + 64, 1);
+			char *act = calloc(4 * ab + 64, 1);
+			float *wf = malloc((size_t)n * sizeof(float));
+			float *xf = malloc((size_t)n * sizeof(float));
+
+			for (trial = 0; trial < 5; trial++) {
+				float out[4];
+
+				for (r = 0; r < 4; r++)
+					make_inputs(t, n, w, act + r * ab, wf, xf);
+				k->dot4[t](w, act, ab, n, out);
+				for (r = 0; r < 4; r++) {
+					float d = k->dot[t](w, act + r * ab, n);
+
+					runs++;
+					bad += memcmp(&d, &out[r], sizeof(d)) != 0;
+				}
+			}
+			free(w);
+			free(act);
+			free(wf);
+			free(xf);
+		}
+		ok(!bad, "%s %s: 4-row kernel, %d rows with the bits of dot() (%d differ)",
+		   k->name, tp_type_name(t), runs, bad);
+	}
+}
+
+/* Each table's 4-weight-row kernel (decoding) against its own dot(). */
+static void rows4_rows(const struct tp_kernels *k)
+{
+	int ti, li, r, trial;
+
+	for (ti = 0; ti < NTYPES; ti++) {
+		enum tp_type t = types[ti];
+		const int *lens = tp_type_block(t) == 32 ? lengths_32 : lengths_q;
+		int bad = 0, runs = 0;
+
+		if (!k->rows4[t])
+			continue;
+		for (li = 0; li < 4; li++) {
+			int n = lens[li];
+			size_t rb = tp_type_bytes(t, (size_t)n) + 8; /* a gap */
+			char *w = calloc(4 * rb + 64, 1);
+			void *act = calloc(tp_act_bytes(tp_act_for(t), n) + 64, 1);
+			float *wf = malloc((size_t)n * sizeof(float));
+			float *xf = malloc((size_t)n * sizeof(float));
+
+			for (trial = 0; trial < 5; trial++) {
+				float out[4];
+
+				for (r = 0; r < 4; r++)
+					make_inputs(t, n, w + r * rb, act, wf, xf);
+				k->rows4[t](w, rb, act, n, out);
+				for (r = 0; r < 4; r++) {
+					float d = k->dot[t](w + r * rb, act, n);
+
+					runs++;
+					bad += memcmp(&d, &out[r], sizeof(d)) != 0;
+				}
+			}
+			free(w);
+			free(act);
+			free(wf);
+			free(xf);
+		}
+		ok(!bad, "%s %s: 4-weight-row kernel, %d rows with the bits of dot() (%d differ)",
+		   k->name, tp_type_name(t), runs, bad);
+	}
+}
+
 /* A quantised row whose block scales are zero, and all-zero activations */
 static void zeros(const struct tp_kernels *k, const struct tp_kernels *g)
 {
@@ -221,6 +310,8 @@ int main(void)
 		}
 		compare_isa(k, g);
 		zeros(k, g);
+		dot4_rows(k);
+		rows4_rows(k);
 	}
 	matmul_split();
 	return done();

@@ -12,43 +12,8 @@
  * (llama.cpp's order for F16), within rounding of the generic sum.
  */
 #if defined(__x86_64__)
-#include <immintrin.h>
-#include <string.h>
-
-#include "../quant.h"
 #include "kernels.h"
-
-#define AVX2 __attribute__((target("avx2,fma,f16c")))
-/*
- * Loops over the 4 tokens, blocks or accumulators are unrolled, so that
- * their arrays of vectors live in registers (-O2 alone kept them on the
- * stack: perf had dot2_f16 storing and reloading its accumulators).
- */
-#define UNROLL _Pragma("GCC unroll 4")
-
-AVX2 static inline int hsum_i32(__m256i v)
-{
-	__m128i s = _mm_add_epi32(_mm256_castsi256_si128(v),
-				  _mm256_extracti128_si256(v, 1));
-
-	s = _mm_add_epi32(s, _mm_shuffle_epi32(s, _MM_SHUFFLE(1, 0, 3, 2)));
-	s = _mm_add_epi32(s, _mm_shuffle_epi32(s, _MM_SHUFFLE(2, 3, 0, 1)));
-	return _mm_cvtsi128_si32(s);
-}
-
-AVX2 static inline float hsum_ps(__m256 v)
-{
-	__m128 t = _mm_add_ps(_mm256_castps256_ps128(v),
-			      _mm256_extractf128_ps(v, 1));
-
-	t = _mm_hadd_ps(t, t);
-	return _mm_cvtss_f32(_mm_hadd_ps(t, t));
-}
-
-AVX2 static inline float h2f(uint16_t h)
-{
-	return _cvtsh_ss(h);	/* exact, as tp_f16_to_f32 */
-}
+#include "x86.h"
 
 /* Signed bytes W times signed bytes X, summed in 8 lanes of 32 bits. */
 AVX2 static inline __m256i dot_s8(__m256i w, __m256i x)
@@ -64,74 +29,6 @@ AVX2 static inline __m256i dot_u8(__m256i q, __m256i x)
 {
 	return _mm256_madd_epi16(_mm256_maddubs_epi16(q, x),
 				 _mm256_set1_epi16(1));
-}
-
-/* 32 nibbles of 16 bytes: element j low, j + 16 high (Q4_0 .. Q5_1). */
-AVX2 static inline __m256i nibbles32(const uint8_t *qs)
-{
-	__m128i t = _mm_loadu_si128((const __m128i *)qs);
-
-	return _mm256_and_si256(_mm256_set_m128i(_mm_srli_epi16(t, 4), t),
-				_mm256_set1_epi8(15));
-}
-
-/* Byte j is 0xff where bit j of the 32 bits at QH is set. */
-AVX2 static inline __m256i bits32(const uint8_t *qh)
-{
-	uint32_t x;
-	__m256i b;
-
-	memcpy(&x, qh, 4);
-	b = _mm256_shuffle_epi8(_mm256_set1_epi32((int)x),
-				_mm256_set_epi64x(0x0303030303030303,
-						  0x0202020202020202,
-						  0x0101010101010101, 0));
-	b = _mm256_or_si256(b, _mm256_set1_epi64x(0x7fbfdfeff7fbfdfe));
-	return _mm256_cmpeq_epi8(b, _mm256_set1_epi64x(-1));
-}
-
-/*
- * How far ahead of the weights being multiplied the kernels ask for more:
- * decoding streams every weight once from memory, and the hardware
- * prefetcher alone left a core at about half its streaming bandwidth.
- */
-#ifndef TP_PREFETCH
-#define TP_PREFETCH 1024
-#endif
-
-AVX2 static inline void prefetch_ahead(const void *p, int lines)
-{
-	int i;
-
-	if (TP_PREFETCH)
-		for (i = 0; i < lines; i++)
-			_mm_prefetch((const char *)p + TP_PREFETCH + 64 * i,
-				     _MM_HINT_T0);
-}
-
-/* ---- 32-element blocks against Q8_0 / Q8_1 ---------------------------- */
-
-/* The signed quants of block B of a Q8_0 / Q4_0 / Q5_0 row. */
-AVX2 static inline __m256i q8_0_quants(const void *w, int b)
-{
-	return _mm256_loadu_si256((const __m256i *)
-				  ((const struct tp_block_q8_0 *)w)[b].qs);
-}
-
-AVX2 static inline __m256i q4_0_quants(const void *w, int b)
-{
-	return _mm256_sub_epi8(nibbles32(((const struct tp_block_q4_0 *)w)[b].qs),
-			       _mm256_set1_epi8(8));
-}
-
-AVX2 static inline __m256i q5_0_quants(const void *w, int b)
-{
-	const struct tp_block_q5_0 *blk = (const struct tp_block_q5_0 *)w + b;
-	/* q - 16: the low nibble, minus 16 where the fifth bit is clear */
-	__m256i hi = _mm256_andnot_si256(bits32(blk->qh),
-					 _mm256_set1_epi8((char)0xf0));
-
-	return _mm256_or_si256(nibbles32(blk->qs), hi);
 }
 
 /*
@@ -180,62 +77,17 @@ DOT_X_Q8_0(dot_q4_0, struct tp_block_q4_0, q4_0_quants)
 DOT_X_Q8_0(dot_q5_0, struct tp_block_q5_0, q5_0_quants)
 
 /*
- * The same against 4 activation rows (prefill): each group of four weight
- * blocks is loaded and its signs taken once, then met by each row; each
- * row's terms are added in the order dot adds them.
+ * The same against 4 activation rows (prefill). Block by block: the four
+ * rows' integer sums are reduced together into one vector (lane t is row
+ * t), scaled, and added to the vector of the four sums, so each lane adds
+ * its blocks' terms in the order dot() adds them (DOT_S8: how a block's
+ * bytes are multiplied, which avx512.c does in one instruction).
  */
 #define DOT4_X_Q8_0(name, blk_t, quants)				\
 AVX2 static void name(const void *wv, const void *xv, size_t stride,	\
 		      int n, float *out)				\
 {									\
-	const blk_t *w = wv;						\
-	int nb = n / TP_QK, b = 0, k, t;				\
-	float s[4] = { 0, 0, 0, 0 };					\
-									\
-	for (; b + 4 <= nb; b += 4) {					\
-		__m256i q[4], qa[4];					\
-		__m128 dw = _mm_setr_ps(h2f(w[b].d), h2f(w[b + 1].d),	\
-					h2f(w[b + 2].d), h2f(w[b + 3].d)); \
-									\
-		prefetch_ahead(&w[b], 2);				\
-		UNROLL for (k = 0; k < 4; k++) {				\
-			q[k] = quants(wv, b + k);			\
-			qa[k] = _mm256_sign_epi8(q[k], q[k]);		\
-		}							\
-		UNROLL for (t = 0; t < 4; t++) {				\
-			const struct tp_block_q8_0 *x = (const void *)	\
-				((const char *)xv + t * stride);	\
-			__m256i v[4];					\
-			__m128i sum4;					\
-			float f[4];					\
-									\
-			UNROLL for (k = 0; k < 4; k++)				\
-				v[k] = _mm256_madd_epi16(_mm256_maddubs_epi16( \
-					qa[k], _mm256_sign_epi8(_mm256_loadu_si256( \
-					(const __m256i *)x[b + k].qs), q[k])), \
-					_mm256_set1_epi16(1));		\
-			v[0] = _mm256_hadd_epi32(_mm256_hadd_epi32(v[0], v[1]), \
-						 _mm256_hadd_epi32(v[2], v[3])); \
-			sum4 = _mm_add_epi32(_mm256_castsi256_si128(v[0]), \
-					     _mm256_extracti128_si256(v[0], 1)); \
-			_mm_storeu_ps(f, _mm_mul_ps(_mm_cvtepi32_ps(sum4), \
-				_mm_mul_ps(dw, _mm_setr_ps(h2f(x[b].d),	\
-					h2f(x[b + 1].d), h2f(x[b + 2].d), \
-					h2f(x[b + 3].d)))));		\
-			UNROLL for (k = 0; k < 4; k++)				\
-				s[t] += f[k];				\
-		}							\
-	}								\
-	for (; b < nb; b++)						\
-		UNROLL for (t = 0; t < 4; t++) {				\
-			const struct tp_block_q8_0 *x = (const void *)	\
-				((const char *)xv + t * stride);	\
-			int sumi = hsum_i32(dot_s8(quants(wv, b),	\
-				_mm256_loadu_si256((const __m256i *)x[b].qs))); \
-									\
-			s[t] += (float)sumi * (h2f(w[b].d) * h2f(x[b].d)); \
-		}							\
-	memcpy(out, s, sizeof(s));					\
+	Q8_0_ROWS4_BODY(blk_t, quants, dot_s8)				\
 }
 DOT4_X_Q8_0(dot4_q8_0, struct tp_block_q8_0, q8_0_quants)
 DOT4_X_Q8_0(dot4_q4_0, struct tp_block_q4_0, q4_0_quants)
@@ -283,79 +135,20 @@ AVX2 static float dot_q5_1(const void *wv, const void *xv, int n)
 /* ---- K-quants against Q8_K ---------------------------------------------- */
 
 /*
- * The eight 6-bit scales and mins of a Q4_K/Q5_K super-block as 16-bit
- * lanes: scales in 0..7, mins in 8..15 (ggml's 32-bit unpacking: the
- * low 6 bits of bytes 0..3 and 4..7 are scales 0..3 and mins 0..3, the
- * top 2 bits of those bytes and the nibbles of bytes 8..11 the rest).
+ * The integer sums of a Q4_K/Q5_K super-block against NT (1 or 4)
+ * activation rows, into the 8 lanes of ACC[t], the weights unpacked once
+ * for all: per 64 elements, 32 bytes of nibbles (the low nibbles are
+ * sub-block 2j, the high 2j+1), for Q5_K a fifth bit from qh. Returns the
+ * block's 8 mins as 16-bit lanes (for summ, see k_sums).
  */
-AVX2 static inline __m256i k_scales(const uint8_t *q)
-{
-	const uint32_t m6 = 0x3f3f3f3f, m4 = 0x0f0f0f0f, m2 = 0x03030303;
-	uint32_t u[3], sc_lo, sc_hi, mn_lo, mn_hi;
-
-	memcpy(u, q, 12);
-	sc_lo = u[0] & m6;
-	mn_lo = u[1] & m6;
-	sc_hi = (u[2] & m4) | ((u[0] >> 6) & m2) << 4;
-	mn_hi = ((u[2] >> 4) & m4) | ((u[1] >> 6) & m2) << 4;
-	return _mm256_cvtepu8_epi16(_mm_setr_epi32((int)sc_lo, (int)sc_hi,
-						   (int)mn_lo, (int)mn_hi));
-}
-
-/* Every 16-bit lane: lane I of each 128-bit half of V. */
-AVX2 static inline __m256i bcast16(__m256i v, int i)
-{
-	return _mm256_shuffle_epi8(v, _mm256_set1_epi16((short)(0x0100 +
-								0x0202 * i)));
-}
-
-/*
- * The sum of ACC's 8 lanes (sumi) and of bsums[j] * m[j / 2] over the 16
- * sums of 16 activations (summ; the mins as eight 16-bit lanes), both
- * reduced by the same two horizontal adds.
- */
-AVX2 static inline void k_sums(__m256i acc, const int16_t *bsums, __m128i m,
-			       int *sumi, int *summ)
-{
-	__m256i bs = _mm256_loadu_si256((const __m256i *)bsums);
-	__m128i pairs = _mm_hadd_epi16(_mm256_castsi256_si128(bs),
-				       _mm256_extracti128_si256(bs, 1));
-	__m128i h = _mm_hadd_epi32(_mm_add_epi32(_mm256_castsi256_si128(acc),
-					_mm256_extracti128_si256(acc, 1)),
-				   _mm_madd_epi16(pairs, m));
-
-	h = _mm_hadd_epi32(h, h);
-	*sumi = _mm_cvtsi128_si32(h);
-	*summ = _mm_extract_epi32(h, 1);
-}
-
-/* The NT activation rows' super-block B (rows STRIDE bytes apart). */
-static inline void k_rows(const void *act, size_t stride, int b, int nt,
-			  const struct tp_block_q8_k **a)
-{
-	int t;
-
-	UNROLL for (t = 0; t < nt; t++)
-		a[t] = (const struct tp_block_q8_k *)((const char *)act +
-						      t * stride) + b;
-}
-
-/*
- * A Q4_K/Q5_K super-block against NT (1 or 4) activation rows, the
- * weights unpacked once for all: per 64 elements, 32 bytes of nibbles
- * (the low nibbles are sub-block 2j, the high 2j+1), for Q5_K a fifth bit
- * from qh. Adds to S[t] what generic adds: d d_x sumi - dmin d_x summ.
- */
-AVX2 static inline __attribute__((always_inline)) void
-q45_k_block(const uint8_t *qs, const uint8_t *qh, const uint8_t *scales,
-	    float d, float dmin, const struct tp_block_q8_k *const *a, int nt,
-	    float *s)
+AVX2 static inline __attribute__((always_inline)) __m128i
+q45_k_sums(const uint8_t *qs, const uint8_t *qh, const uint8_t *scales,
+	   const struct tp_block_q8_k *const *a, int nt, __m256i *acc)
 {
 	const __m256i m4 = _mm256_set1_epi8(15), one = _mm256_set1_epi8(1);
-	__m256i acc[4], hb = _mm256_setzero_si256();
+	__m256i hb = _mm256_setzero_si256();
 	__m256i sm = k_scales(scales);
 	__m256i sc = _mm256_permute2x128_si256(sm, sm, 0x00);
-	__m128i m = _mm256_extracti128_si256(sm, 1);
 	int j, t;
 
 	prefetch_ahead(qs, 3);
@@ -388,26 +181,31 @@ q45_k_block(const uint8_t *qs, const uint8_t *qh, const uint8_t *scales,
 						 _mm256_madd_epi16(phi, shi)));
 		}
 	}
-	UNROLL for (t = 0; t < nt; t++) {
-		int sumi, summ;
-
-		k_sums(acc[t], a[t]->bsums, m, &sumi, &summ);
-		s[t] += d * a[t]->d * (float)sumi - dmin * a[t]->d * (float)summ;
-	}
+	return _mm256_extracti128_si256(sm, 1);
 }
 
-#define DOT_Q45_K(name, name4, blk_t, QH)				\
+/*
+ * Generic adds d d_x sumi - dmin d_x summ per super-block: dot for one
+ * row and one input; dot4 for one row and 4 inputs, rows4 for 4 rows and
+ * one input (decoding), both adding the terms of the 4 as one vector.
+ */
+#define DOT_Q45_K(name, name4, name_rows4, blk_t, QH)			\
 AVX2 static float name(const void *wv, const void *xv, int n)		\
 {									\
 	const blk_t *w = wv;						\
 	const struct tp_block_q8_k *a[1];				\
 	float s = 0;							\
-	int b;								\
+	int b, sumi, summ;						\
 									\
 	for (b = 0; b < n / TP_QK_K; b++) {				\
+		__m256i acc;						\
+		__m128i m;						\
+									\
 		a[0] = (const struct tp_block_q8_k *)xv + b;		\
-		q45_k_block(w[b].qs, QH, w[b].scales, h2f(w[b].d),	\
-			    h2f(w[b].dmin), a, 1, &s);			\
+		m = q45_k_sums(w[b].qs, QH, w[b].scales, a, 1, &acc);	\
+		k_sums(acc, a[0]->bsums, m, &sumi, &summ);		\
+		s += h2f(w[b].d) * a[0]->d * (float)sumi -		\
+		     h2f(w[b].dmin) * a[0]->d * (float)summ;		\
 	}								\
 	return s;							\
 }									\
@@ -416,34 +214,66 @@ AVX2 static void name4(const void *wv, const void *xv, size_t stride,	\
 {									\
 	const blk_t *w = wv;						\
 	const struct tp_block_q8_k *a[4];				\
-	float s[4] = { 0, 0, 0, 0 };					\
+	__m128 s = _mm_setzero_ps();					\
 	int b;								\
 									\
 	for (b = 0; b < n / TP_QK_K; b++) {				\
+		__m256i acc[4];						\
+		__m128i m;						\
+									\
 		k_rows(xv, stride, b, 4, a);				\
-		q45_k_block(w[b].qs, QH, w[b].scales, h2f(w[b].d),	\
-			    h2f(w[b].dmin), a, 4, s);			\
+		m = q45_k_sums(w[b].qs, QH, w[b].scales, a, 4, acc);	\
+		k_terms4(acc, a, m, h2f(w[b].d), h2f(w[b].dmin), &s);	\
 	}								\
-	memcpy(out, s, sizeof(s));					\
+	_mm_storeu_ps(out, s);						\
+}									\
+AVX2 static void name_rows4(const void *wv, size_t wstride,		\
+			    const void *xv, int n, float *out)		\
+{									\
+	const blk_t *rw[4];						\
+	__m128 s = _mm_setzero_ps();					\
+	int b, r;							\
+									\
+	for (r = 0; r < 4; r++)						\
+		rw[r] = (const void *)((const char *)wv + r * wstride);	\
+	for (b = 0; b < n / TP_QK_K; b++) {				\
+		const struct tp_block_q8_k *a[1] = {			\
+			(const struct tp_block_q8_k *)xv + b };		\
+		__m256i acc[4];						\
+		__m128i m[4];						\
+									\
+		UNROLL for (r = 0; r < 4; r++) {			\
+			const blk_t *w = rw[r];				\
+									\
+			m[r] = q45_k_sums(w[b].qs, QH, w[b].scales, a, 1, \
+					  &acc[r]);			\
+		}							\
+		k_terms_rows4(acc, m, a[0],				\
+			_mm_setr_ps(h2f(rw[0][b].d), h2f(rw[1][b].d),	\
+				    h2f(rw[2][b].d), h2f(rw[3][b].d)),	\
+			_mm_setr_ps(h2f(rw[0][b].dmin), h2f(rw[1][b].dmin), \
+				    h2f(rw[2][b].dmin), h2f(rw[3][b].dmin)), \
+			&s);						\
+	}								\
+	_mm_storeu_ps(out, s);						\
 }
-DOT_Q45_K(dot_q4_k, dot4_q4_k, struct tp_block_q4_k, NULL)
-DOT_Q45_K(dot_q5_k, dot4_q5_k, struct tp_block_q5_k, w[b].qh)
+DOT_Q45_K(dot_q4_k, dot4_q4_k, rows4_q4_k, struct tp_block_q4_k, NULL)
+DOT_Q45_K(dot_q5_k, dot4_q5_k, rows4_q5_k, struct tp_block_q5_k, w[b].qh)
 
 /*
- * A Q6_K super-block against NT activation rows: per 128 elements, 64
+ * The integer sums of a Q6_K super-block against NT activation rows, into
+ * the 8 lanes of ACC[t]: per 128 elements, 64
  * bytes of low nibbles and 32 of 2-bit pairs make four runs of 32 quants
  * 0..63; sixteen signed scales, one per 16 elements. The quants are
  * stored + 32: sum sc (q - 32) x = sum sc q x - 32 sum sc bsum, the sums
- * of 16 activations Q8_K carries (all exact in 32 bits). Adds generic's
- * d d_x sumi - 0 d_x 0.
+ * of 16 activations Q8_K carries (all exact in 32 bits).
  */
 AVX2 static inline __attribute__((always_inline)) void
-q6_k_block(const struct tp_block_q6_k *w, const struct tp_block_q8_k *const *a,
-	   int nt, float *s)
+q6_k_sums(const struct tp_block_q6_k *w, const struct tp_block_q8_k *const *a,
+	  int nt, __m256i *acc)
 {
 	const __m256i m4 = _mm256_set1_epi8(15), m2 = _mm256_set1_epi8(3);
 	__m128i sc16 = _mm_loadu_si128((const __m128i *)w->scales);
-	__m256i acc[4];
 	int j, k, t;
 
 	prefetch_ahead(w, 4);
@@ -494,11 +324,9 @@ q6_k_block(const struct tp_block_q6_k *w, const struct tp_block_q8_k *const *a,
 			}
 		}
 	}
-	UNROLL for (t = 0; t < nt; t++)
-		s[t] += h2f(w->d) * a[t]->d * (float)hsum_i32(acc[t]) -
-			0.0f * a[t]->d * 0.0f;
 }
 
+/* Generic adds the K-quant terms with no mins: d d_x sumi - 0 d_x 0. */
 AVX2 static float dot_q6_k(const void *wv, const void *xv, int n)
 {
 	const struct tp_block_q6_k *w = wv;
@@ -507,8 +335,12 @@ AVX2 static float dot_q6_k(const void *wv, const void *xv, int n)
 	int b;
 
 	for (b = 0; b < n / TP_QK_K; b++) {
+		__m256i acc;
+
 		a[0] = (const struct tp_block_q8_k *)xv + b;
-		q6_k_block(&w[b], a, 1, &s);
+		q6_k_sums(&w[b], a, 1, &acc);
+		s += h2f(w[b].d) * a[0]->d * (float)hsum_i32(acc) -
+		     0.0f * a[0]->d * 0.0f;
 	}
 	return s;
 }
@@ -518,14 +350,43 @@ AVX2 static void dot4_q6_k(const void *wv, const void *xv, size_t stride,
 {
 	const struct tp_block_q6_k *w = wv;
 	const struct tp_block_q8_k *a[4];
-	float s[4] = { 0, 0, 0, 0 };
+	__m128 s = _mm_setzero_ps();
 	int b;
 
 	for (b = 0; b < n / TP_QK_K; b++) {
+		__m256i acc[4];
+
 		k_rows(xv, stride, b, 4, a);
-		q6_k_block(&w[b], a, 4, s);
+		q6_k_sums(&w[b], a, 4, acc);
+		k_terms4(acc, a, _mm_setzero_si128(), h2f(w[b].d), 0.0f, &s);
 	}
-	memcpy(out, s, sizeof(s));
+	_mm_storeu_ps(out, s);
+}
+
+AVX2 static void rows4_q6_k(const void *wv, size_t wstride, const void *xv,
+			    int n, float *out)
+{
+	const struct tp_block_q6_k *rw[4];
+	__m128i none[4] = { _mm_setzero_si128(), _mm_setzero_si128(),
+			    _mm_setzero_si128(), _mm_setzero_si128() };
+	__m128 s = _mm_setzero_ps();
+	int b, r;
+
+	for (r = 0; r < 4; r++)
+		rw[r] = (const void *)((const char *)wv + r * wstride);
+	for (b = 0; b < n / TP_QK_K; b++) {
+		const struct tp_block_q8_k *a[1] = {
+			(const struct tp_block_q8_k *)xv + b };
+		__m256i acc[4];
+
+		UNROLL for (r = 0; r < 4; r++)
+			q6_k_sums(&rw[r][b], a, 1, &acc[r]);
+		k_terms_rows4(acc, none, a[0],
+			      _mm_setr_ps(h2f(rw[0][b].d), h2f(rw[1][b].d),
+					  h2f(rw[2][b].d), h2f(rw[3][b].d)),
+			      _mm_setzero_ps(), &s);
+	}
+	_mm_storeu_ps(out, s);
 }
 
 /* ---- floats ------------------------------------------------------------ */
@@ -655,5 +516,8 @@ void tp_kernels_fill_avx2(struct tp_kernels *k)
 	k->dot4[TP_Q4_K] = dot4_q4_k;
 	k->dot4[TP_Q5_K] = dot4_q5_k;
 	k->dot4[TP_Q6_K] = dot4_q6_k;
+	k->rows4[TP_Q4_K] = rows4_q4_k;
+	k->rows4[TP_Q5_K] = rows4_q5_k;
+	k->rows4[TP_Q6_K] = rows4_q6_k;
 }
 #endif /* __x86_64__ */

@@ -33,8 +33,14 @@ static int cpu_has(enum tp_isa isa)
 		return __builtin_cpu_supports("avx2") &&
 		       __builtin_cpu_supports("fma") &&
 		       __builtin_cpu_supports("f16c");
+	case TP_ISA_AVX512:
+		return cpu_has(TP_ISA_AVX2) &&
+		       __builtin_cpu_supports("avx512f") &&
+		       __builtin_cpu_supports("avx512bw") &&
+		       __builtin_cpu_supports("avx512vl") &&
+		       __builtin_cpu_supports("avx512vnni");
 	default:
-		return 0;	/* no AVX-512 kernels yet */
+		return 0;
 	}
 #else
 	return isa == TP_ISA_GENERIC;
@@ -56,6 +62,8 @@ const struct tp_kernels *tp_kernels_for(enum tp_isa isa)
 #if defined(__x86_64__)
 		if (isa >= TP_ISA_AVX2)
 			tp_kernels_fill_avx2(k);
+		if (isa >= TP_ISA_AVX512)
+			tp_kernels_fill_avx512(k);
 #endif
 		k->isa = isa;
 		k->name = isa_names[isa];

@@ -59,8 +59,10 @@ void tp_kernels_fill_generic(struct tp_kernels *k)
 
 	for (i = 0; i < TP_TYPE_SLOTS; i++)
 		k->dot[i] = dot_f32;	/* unused slots: no type has them */
-	for (i = 0; i < TP_TYPE_SLOTS; i++)
+	for (i = 0; i < TP_TYPE_SLOTS; i++) {
 		k->dot4[i] = NULL;	/* generic: four dot() calls */
+		k->rows4[i] = NULL;
+	}
 	k->dot[TP_F32] = dot_f32;
 	k->dot[TP_F16] = dot_f16;
 	k->dot[TP_BF16] = dot_bf16;

@@ -45,6 +45,14 @@ typedef float tp_dot_fn(const void *w, const void *act, int n);
 typedef void tp_dot4_fn(const void *w, const void *act, size_t stride, int n,
 			float *out);
 
+/*
+ * 4 weight rows (W, W + WSTRIDE, ...) against one activation row at once
+ * (decoding), the block terms of the 4 added as one vector: OUT[r] has
+ * the bits dot() gives for row r.
+ */
+typedef void tp_rows4_fn(const void *w, size_t wstride, const void *act,
+			 int n, float *out);
+
 #define TP_TYPE_SLOTS 31	/* enum tp_type's values are below this */
 
 struct tp_kernels {
@@ -52,6 +60,7 @@ struct tp_kernels {
 	const char *name;		/* "generic", "avx2", ... */
 	tp_dot_fn *dot[TP_TYPE_SLOTS];	/* by weight type; never NULL */
 	tp_dot4_fn *dot4[TP_TYPE_SLOTS];	/* NULL: four dot() calls */
+	tp_rows4_fn *rows4[TP_TYPE_SLOTS];	/* NULL: four dot() calls */
 };
 
 enum tp_act tp_act_for(enum tp_type t);
@@ -70,5 +79,6 @@ const char *tp_isa_name(enum tp_isa isa);
 /* Fill K: generic fills every type; the others override what they have. */
 void tp_kernels_fill_generic(struct tp_kernels *k);
 void tp_kernels_fill_avx2(struct tp_kernels *k);
+void tp_kernels_fill_avx512(struct tp_kernels *k);
 
 #endif /* TPRUN_KERNELS_H */
