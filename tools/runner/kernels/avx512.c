@@ -9,9 +9,8 @@
  * is added in generic's order, so a table may mix widths. What AVX-512
  * buys, measured on an Ice Lake Xeon (GMAC/s of one core, 4-row kernel
  * over 16-row tiles, AVX2 -> AVX-512):
- * - Q8_0, Q4_0, Q5_0: vpdpbusd (bytes to 32 bits in one step), and in the
- *   4-row kernel each block's four row sums reduced and scaled as one
- *   vector (lane t is row t): 20 -> 26;
+ * - Q8_0, Q4_0, Q5_0 prefill: vpdpbusd (bytes to 32 bits in one step):
+ *   23 -> 26 (decoding one row is bound by memory: AVX2's kernel);
  * - Q6_K prefill: two runs of 32 quants per 512-bit vector, the scale
  *   products added by vpdpwssd: 42 -> 47. Not Q4_K/Q5_K: the same gave
  *   nothing over avx2.c's (41 against 42), and decoding one row at a time
@@ -25,7 +24,8 @@
 
 #define AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni,avx2,fma,f16c")))
 
-/* Signed bytes W times signed bytes X, summed in 8 lanes of 32 bits. */
+/* Signed bytes W times signed bytes X, summed in 8 lanes of 32 bits
+ * (avx2.c's dot_s8 in one instruction where it takes two). */
 AVX512 static inline __m256i dot_s8_vnni(__m256i w, __m256i x)
 {
 	return _mm256_dpbusd_epi32(_mm256_setzero_si256(),
@@ -35,45 +35,7 @@ AVX512 static inline __m256i dot_s8_vnni(__m256i w, __m256i x)
 
 /* ---- 32-element blocks against Q8_0 ------------------------------------ */
 
-/* Generic: s += (float)sumi * (d_w * d_x), block by block, in order. */
-#define DOT_X_Q8_0(name, blk_t, quants)					\
-AVX512 static float name(const void *wv, const void *xv, int n)	\
-{									\
-	const blk_t *w = wv;						\
-	const struct tp_block_q8_0 *x = xv;				\
-	int nb = n / TP_QK, b = 0, k;					\
-	float s = 0;							\
-									\
-	for (; b + 4 <= nb; b += 4) {					\
-		__m256i v[4];						\
-		float t[4];						\
-									\
-		prefetch_ahead(&w[b], 2);				\
-		UNROLL for (k = 0; k < 4; k++)				\
-			v[k] = dot_s8_vnni(quants(wv, b + k),		\
-				_mm256_loadu_si256((const __m256i *)x[b + k].qs)); \
-		_mm_storeu_ps(t, _mm_mul_ps(_mm_cvtepi32_ps(		\
-				hsum4_i32(v[0], v[1], v[2], v[3])),	\
-			_mm_mul_ps(_mm_setr_ps(h2f(w[b].d), h2f(w[b + 1].d), \
-					       h2f(w[b + 2].d), h2f(w[b + 3].d)), \
-				   _mm_setr_ps(h2f(x[b].d), h2f(x[b + 1].d), \
-					       h2f(x[b + 2].d), h2f(x[b + 3].d))))); \
-		UNROLL for (k = 0; k < 4; k++)				\
-			s += t[k];					\
-	}								\
-	for (; b < nb; b++) {						\
-		int sumi = hsum_i32(dot_s8_vnni(quants(wv, b),		\
-			_mm256_loadu_si256((const __m256i *)x[b].qs)));	\
-									\
-		s += (float)sumi * (h2f(w[b].d) * h2f(x[b].d));		\
-	}								\
-	return s;							\
-}
-DOT_X_Q8_0(dot_q8_0, struct tp_block_q8_0, q8_0_quants)
-DOT_X_Q8_0(dot_q4_0, struct tp_block_q4_0, q4_0_quants)
-DOT_X_Q8_0(dot_q5_0, struct tp_block_q5_0, q5_0_quants)
-
-/* The same against 4 activation rows (prefill): x86.h's body, vpdpbusd. */
+/* Against 4 activation rows (prefill): x86.h's body, with vpdpbusd. */
 #define DOT4_X_Q8_0(name, blk_t, quants)				\
 AVX512 static void name(const void *wv, const void *xv, size_t stride,	\
 			int n, float *out)				\
@@ -260,9 +222,6 @@ AVX512 static void dot4_f16(const void *w, const void *xv, size_t stride,
 void tp_kernels_fill_avx512(struct tp_kernels *k)
 {
 	k->dot[TP_F16] = dot_f16;
-	k->dot[TP_Q8_0] = dot_q8_0;
-	k->dot[TP_Q4_0] = dot_q4_0;
-	k->dot[TP_Q5_0] = dot_q5_0;
 	k->dot4[TP_F16] = dot4_f16;
 	k->dot4[TP_Q8_0] = dot4_q8_0;
 	k->dot4[TP_Q4_0] = dot4_q4_0;
