@@ -360,9 +360,11 @@ static long long hw_counter(const char *name)
  * counters these are) the sender must have waited with a back-off and
  * probed with the refused frame alone: at most one RNR NAK per ms of the
  * storm (plus the first doublings), and frames sent again at most one
- * probe per RNR NAK (2x for slack) plus one window (64 frames) resent
- * after the probe was taken.  Going back N after each 10 us wait, as
- * before, resent the whole window per NAK: 32 frames each.
+ * probe per RNR NAK plus one window (64 frames) resent after the probe
+ * was taken.  Going back N after each 10 us wait, as before, failed both
+ * (stock 6.1 guest: 4,274 RNR NAKs and 5,427 frames sent again in
+ * 451 ms; on one host the NAK comes back while the window is still going
+ * out, so fewer than the whole window went again each time).
  */
 static int rnr_storm(void)
 {
@@ -439,7 +441,7 @@ static int rnr_storm(void)
 			     (unsigned long long)storm_ms);
 			r = 0;
 		}
-		if (re > 2 * rnr + WINDOW) {
+		if (re > rnr + WINDOW) {
 			diag("rnr-storm: %lld frames sent again for %lld RNR NAKs: more than a probe each",
 			     re, rnr);
 			r = 0;
