@@ -266,8 +266,7 @@ static bool tbr_req_acked(struct tbr_net_req *rq, u32 psn)
 		/*
 		 * The responder took something new: RNR NAKs after this are a
 		 * new refusal, with rnr_retry retries and the shortest wait
-		 * again (as the spec's requester resets its RNR retry counter
-		 * on a positive acknowledgment).
+		 * again (rxe, too, restores its RNR retries on every ACK).
 		 */
 		rq->qp->rnr_left = rq->qp->rnr_retry;
 		rq->qp->rnr_backoff = 0;
