@@ -69,8 +69,7 @@ struct tbr_net_req {
 	u32 acked_psn;			/* every PSN before it is acknowledged */
 	u8 retry_left;
 	bool blocked;			/* the engine waits for the window to open */
-	bool probing;			/* after a timeout: one frame out, wait for its ACK */
-	bool rnr_wait;			/* RNR NAKed: the engine resends after rnr_timer */
+	bool probing;			/* after a timeout or RNR NAK: one frame out, wait */
 	bool timing;			/* a retransmission deadline is running */
 	unsigned long deadline;		/* jiffies: when it runs out */
 	unsigned long probe_at;		/* jiffies: the early probe, if still quiet */

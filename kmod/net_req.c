@@ -8,7 +8,9 @@
  * softirq mark WQEs done; done WQEs complete strictly in order.  A
  * sequence NAK or a timeout sends everything again from the first
  * unacknowledged PSN (go-back-N); the responder recognises what it has
- * already executed.  An RNR NAK waits min_rnr_timer and resends.
+ * already executed.  An RNR NAK waits min_rnr_timer, longer after each
+ * refusal in a row, then sends the refused frame alone and the rest of
+ * the window only once that probe is acknowledged.
  *
  * UC and UD: frames go out once and the WQE completes at once.
  */
@@ -217,7 +219,6 @@ static void tbr_req_advance(struct tbr_qp *qp)
 	}
 	if (progress) {
 		rq->retry_left = qp->retry_cnt;
-		qp->rnr_left = qp->rnr_retry;
 		if (tbr_req_count(rq))
 			tbr_req_arm(qp);
 		else
@@ -262,6 +263,13 @@ static bool tbr_req_acked(struct tbr_net_req *rq, u32 psn)
 		if (tbr_psn_before(rq->send_psn, next))
 			rq->send_psn = next;
 		rq->probing = false;
+		/*
+		 * The responder took something new: RNR NAKs after this are a
+		 * new refusal, with rnr_retry retries and the shortest wait
+		 * again (rxe, too, restores its RNR retries on every ACK).
+		 */
+		rq->qp->rnr_left = rq->qp->rnr_retry;
+		rq->qp->rnr_backoff = 0;
 	}
 
 	for (idx = rq->head; idx != rq->tail; idx++) {
@@ -275,6 +283,32 @@ static bool tbr_req_acked(struct tbr_net_req *rq, u32 psn)
 		}
 	}
 	return news;
+}
+
+/*
+ * The responder had no receive WQE for @psn and sent an RNR NAK.  Wait,
+ * then send that frame alone, asking for an answer (a probe): only its
+ * ACK lets the rest of the window follow (tbr_req_rx_ack()).  Going back
+ * to @psn with the whole window after every wait, as before, resent
+ * everything in flight every min_rnr_timer for as long as the receiver
+ * was behind (an RNR storm: ggml's 10 us against a descheduled receiver);
+ * a probe costs one frame per wait.  The wait doubles with each refusal
+ * in a row, up to a cap (tbr_rnr_backoff_us()), and is back to the
+ * responder's min_rnr_timer once it takes something (tbr_req_acked()).
+ */
+static void tbr_req_rnr_wait(struct tbr_qp *qp, u32 psn, u8 rnr_timer)
+{
+	struct tbr_net_req *rq = &qp->net->req;
+	unsigned int us = tbr_rnr_backoff_us(tbr_rnr_timer_us(rnr_timer),
+					     qp->rnr_backoff);
+
+	if (qp->rnr_backoff < TBR_RNR_BACKOFF_SHIFT_MAX)
+		qp->rnr_backoff++;
+	rq->send_psn = psn;
+	rq->probing = true;
+	qp->rnr_wait = true;
+	hrtimer_start(&qp->rnr_timer, ns_to_ktime((u64)us * NSEC_PER_USEC),
+		      HRTIMER_MODE_REL);
 }
 
 /* Transmit again from @psn, if it is one we sent. */
@@ -315,7 +349,7 @@ static void tbr_req_rx_ack(struct tbr_qp *qp, const struct tbr_wire_ack *ack,
 				rq->blocked = false;
 				tbr_tx_schedule(qp);
 			}
-		} else if (rq->probing) {
+		} else if (rq->probing && !qp->rnr_wait) {
 			/* The probe arrived and nothing after it: resend all. */
 			rq->probing = false;
 			tbr_tx_schedule(qp);
@@ -332,7 +366,8 @@ static void tbr_req_rx_ack(struct tbr_qp *qp, const struct tbr_wire_ack *ack,
 		 * Only a NAK that starts a wait is a retry: the responder NAKs
 		 * every frame it cannot take, and the copies of one refusal,
 		 * or a NAK for a PSN not (or no longer) outstanding, must not
-		 * use up rnr_retry.
+		 * use up rnr_retry.  After a wait only the probe goes out, so
+		 * each refusal of a probe is one NAK and one retry.
 		 */
 		if (tbr_psn_before(psn, tbr_req_una(rq)) ||
 		    !tbr_psn_before(psn, rq->send_psn) || qp->rnr_wait)
@@ -344,12 +379,7 @@ static void tbr_req_rx_ack(struct tbr_qp *qp, const struct tbr_wire_ack *ack,
 			}
 			qp->rnr_left--;
 		}
-		rq->send_psn = psn;
-		qp->rnr_wait = true;
-		hrtimer_start(&qp->rnr_timer,
-			      ns_to_ktime(tbr_rnr_timer_us(ack->rnr_timer) *
-					  NSEC_PER_USEC),
-			      HRTIMER_MODE_REL);
+		tbr_req_rnr_wait(qp, psn, ack->rnr_timer);
 		break;
 	case TBR_SYN_NAK_INV:
 		tbr_req_acked(rq, tbr_psn_add(psn, -1));
@@ -828,6 +858,16 @@ void tbr_net_req_timeout(struct timer_list *t)
 		rq->timing = false;	/* a transmission starts the next one */
 		goto out;
 	}
+	/*
+	 * An RNR wait: the responder answered, and we hold back on purpose
+	 * until the probe after the wait.  Neither a timeout nor an early
+	 * probe; the deadline starts again from now (a refusing peer uses
+	 * up rnr_retry, not retry_cnt).
+	 */
+	if (READ_ONCE(qp->rnr_wait)) {
+		tbr_req_arm(qp);
+		goto out;
+	}
 	if (time_before(jiffies, rq->deadline)) {
 		if (time_before(jiffies, rq->probe_at)) {
 			/* Early: armed for frames acknowledged since. */
@@ -839,17 +879,15 @@ void tbr_net_req_timeout(struct timer_list *t)
 		 * frames of a burst, or their ACK or NAK, are likely lost, and
 		 * nothing after them will tell.  Probe now, without using up
 		 * a retry, instead of idling for the rest of the timeout (a
-		 * second per loss at the usual timeouts); unless an RNR wait
-		 * runs.  Again every eighth of the timeout until the deadline
-		 * or an answer (tbr_req_arm() starts a new deadline): a probe
+		 * second per loss at the usual timeouts).  Again every eighth
+		 * of the timeout until the deadline or an answer
+		 * (tbr_req_arm() starts a new deadline): a probe
 		 * lost too, or its answer, would otherwise cost the whole
 		 * timeout, which is what stalled atomics at 10 % loss (one
 		 * frame each, nothing after the last of a burst to tell).
 		 */
-		if (!qp->rnr_wait) {
-			tbr_count(qp->tdev, TBR_CNT_EARLY_PROBES, 1);
-			tbr_req_probe(qp);
-		}
+		tbr_count(qp->tdev, TBR_CNT_EARLY_PROBES, 1);
+		tbr_req_probe(qp);
 		rq->probe_at = jiffies + rq->probe_span;
 		mod_timer(&rq->timer, time_before(rq->probe_at, rq->deadline) ?
 			  rq->probe_at : rq->deadline);

@@ -293,6 +293,7 @@ static void tbr_qp_reset_queues(struct tbr_qp *qp)
 		cond_resched();
 	tbr_queue_discard(&qp->sq);
 	qp->rnr_wait = false;
+	qp->rnr_backoff = 0;
 	clear_bit_unlock(TBR_TX_RUNNING, &qp->tx_flags);
 	/* A kick that came meanwhile left its run to us: hand it on. */
 	smp_mb__after_atomic();
@@ -376,6 +377,7 @@ static void tbr_qp_apply_attr(struct tbr_qp *qp, struct ib_qp_attr *attr,
 	if (mask & IB_QP_RNR_RETRY) {
 		qp->rnr_retry = attr->rnr_retry;
 		qp->rnr_left = attr->rnr_retry;
+		qp->rnr_backoff = 0;
 	}
 	if (mask & IB_QP_RETRY_CNT) {
 		qp->retry_cnt = attr->retry_cnt;

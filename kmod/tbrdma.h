@@ -231,6 +231,7 @@ struct tbr_qp {
 	void *wqe;		/* private copy of the WQE being executed */
 	struct tbr_xfer *xfer;	/* scratch for executing it */
 	u8 rnr_left;		/* RNR retries left for the head WQE */
+	u8 rnr_backoff;		/* RNR NAKs in a row: the next wait's doubling */
 	u8 retry_left;		/* loopback XRC: ACK timeouts left for it */
 	bool rnr_wait;		/* the head WQE waits for rnr_timer */
 	bool destroyed;		/* the engine must not start again */

@@ -37,4 +37,28 @@ static inline unsigned long long tbr_ack_timeout_us(unsigned int code)
 /* rnr_retry 7 means "retry for ever". */
 #define TBR_RNR_RETRY_INFINITE	7
 
+/*
+ * After RNR NAKs in a row the requester waits longer each time: the
+ * responder's min_rnr_timer the first time, twice that the next, and so
+ * on up to TBR_RNR_BACKOFF_MAX_US (never less than the responder asked
+ * for).  A receiver that is descheduled for milliseconds then costs a
+ * few NAKs, not one every 10 us.  @shift is the number of RNR NAKs since
+ * the responder last accepted something.
+ */
+#define TBR_RNR_BACKOFF_MAX_US	1000U
+#define TBR_RNR_BACKOFF_SHIFT_MAX	16	/* 10 us << 16 is far above the cap */
+
+static inline unsigned int tbr_rnr_backoff_us(unsigned int base_us,
+					      unsigned int shift)
+{
+	unsigned int cap = base_us > TBR_RNR_BACKOFF_MAX_US ?
+			   base_us : TBR_RNR_BACKOFF_MAX_US;
+	unsigned long long us;
+
+	if (shift > TBR_RNR_BACKOFF_SHIFT_MAX)
+		shift = TBR_RNR_BACKOFF_SHIFT_MAX;
+	us = (unsigned long long)base_us << shift;
+	return us < cap ? (unsigned int)us : cap;
+}
+
 #endif /* TBRDMA_TIMERS_H */

@@ -347,17 +347,26 @@ void tbr_tx_fail(struct tbr_qp *qp)
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 }
 
-/* The head WQE got an RNR NAK: wait and retry, or give up. */
+/*
+ * The head WQE got an RNR NAK: wait and retry, or give up.  Each refusal
+ * in a row doubles the wait (tbr_rnr_backoff_us()); every refusal counts
+ * against rnr_retry.
+ */
 static bool tbr_tx_rnr(struct tbr_qp *qp)
 {
+	unsigned int us;
+
 	if (qp->rnr_retry != TBR_RNR_RETRY_INFINITE) {
 		if (!qp->rnr_left)
 			return false;
 		qp->rnr_left--;
 	}
+	us = tbr_rnr_backoff_us(tbr_rnr_timer_us(qp->min_rnr_timer),
+				qp->rnr_backoff);
+	if (qp->rnr_backoff < TBR_RNR_BACKOFF_SHIFT_MAX)
+		qp->rnr_backoff++;
 	qp->rnr_wait = true;
-	hrtimer_start(&qp->rnr_timer,
-		      ns_to_ktime(tbr_rnr_timer_us(qp->min_rnr_timer) * NSEC_PER_USEC),
+	hrtimer_start(&qp->rnr_timer, ns_to_ktime((u64)us * NSEC_PER_USEC),
 		      HRTIMER_MODE_REL);
 	return true;
 }
@@ -494,6 +503,7 @@ static void tbr_tx_process(struct tbr_qp *qp)
 			status = IB_WC_RETRY_EXC_ERR;
 		}
 		qp->rnr_left = qp->rnr_retry;
+		qp->rnr_backoff = 0;
 		qp->retry_left = qp->retry_cnt;
 		tbr_tx_retire(qp, wqe->wr_id, wqe->opcode, status, byte_len,
 			      wqe->send_flags & TBRDMA_WQE_SIGNALED);

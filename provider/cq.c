@@ -12,6 +12,54 @@
 
 #include "wqe.h"
 
+/*
+ * Busy pollers (ggml's RPC transport, MPI, UCX) call ibv_poll_cq in a loop
+ * on an empty CQ, and taking the spin lock for each look cost as much as
+ * the look itself (an atomic read-modify-write and a store; far more than
+ * that under QEMU's TCG).  So an empty CQ is recognised without the lock:
+ * the producer counter the kernel publishes equals the consumer index we
+ * last published.  Why that is safe:
+ *  - The kernel stores the producer with release semantics after writing
+ *    the CQEs below it, and we load it with acquire; but we read no CQE
+ *    here: an answer of "not empty" always goes on under the lock, which
+ *    reads the producer again.  The only answer given without the lock
+ *    is "empty", and it returns nothing.
+ *  - peek_index is a copy of q.index stored under the lock after each
+ *    batch; another poller may have moved on since, so the copy can only
+ *    lag.  The consumer never passes the producer, so a lagging copy
+ *    equal to the producer means the real index equals it too: empty.
+ *    (A lagging copy that is not equal sends us to the lock: correct,
+ *    just slower.)
+ *  - A resize replaces the ring: it clears peek_hdr first and publishes
+ *    the new header, after the new index, with release semantics at the
+ *    end.  The header pointer is read again after the producer: if it
+ *    changed, the index may belong to the other ring, and we take the
+ *    lock.  The old ring stays mapped until destroy_cq (retired), so a
+ *    poller still reading it never faults, and the new mapping has
+ *    another address, so "unchanged" means the same ring.
+ */
+static bool cq_peek_empty(struct tbrdma_cq *cq)
+{
+	struct tbrdma_queue_hdr *hdr = __atomic_load_n(&cq->peek_hdr,
+						       __ATOMIC_ACQUIRE);
+	uint32_t index, producer;
+
+	if (!hdr)
+		return false;
+	index = __atomic_load_n(&cq->peek_index, __ATOMIC_ACQUIRE);
+	producer = tbrdma_q_load_acquire(&hdr->producer);
+	return producer == index &&
+	       __atomic_load_n(&cq->peek_hdr, __ATOMIC_RELAXED) == hdr;
+}
+
+/* Under the lock, after q.index moved or the ring changed. */
+static void cq_peek_publish(struct tbrdma_cq *cq)
+{
+	__atomic_store_n(&cq->peek_index, cq->q.index, __ATOMIC_RELAXED);
+	__atomic_store_n(&cq->peek_hdr, cq->q.map ? cq->q.hdr : NULL,
+			 __ATOMIC_RELEASE);
+}
+
 static struct tbrdma_cq *create_cq_common(struct ibv_context *context,
 					  int cqe,
 					  struct ibv_comp_channel *channel,
@@ -40,6 +88,7 @@ static struct tbrdma_cq *create_cq_common(struct ibv_context *context,
 	ret = pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
 	if (ret)
 		goto err_unmap;
+	cq_peek_publish(cq);
 	return cq;
 
 err_unmap:
@@ -120,8 +169,11 @@ static void cq_ex_publish(struct tbrdma_cq *cq)
 {
 	/* Release: we are done reading these slots; the kernel may reuse
 	 * them. */
-	if (cq->q.map)
+	if (cq->q.map) {
 		tbrdma_q_store_release(&cq->q.hdr->consumer, cq->q.index);
+		__atomic_store_n(&cq->peek_index, cq->q.index,
+				 __ATOMIC_RELAXED);
+	}
 }
 
 static uint64_t timespec_ns(const struct timespec *ts)
@@ -149,6 +201,8 @@ static int cq_ex_start_poll(struct ibv_cq_ex *x, struct ibv_poll_cq_attr *attr)
 
 	if (attr->comp_mask)
 		return EINVAL;
+	if (cq_peek_empty(cq))
+		return ENOENT;	/* without the lock: see cq_peek_empty() */
 	if (cq->wants_wallclock)
 		cq->wallclock_offset_ns = wallclock_offset_ns();
 	pthread_spin_lock(&cq->lock);
@@ -362,30 +416,43 @@ int tbrdma_resize_cq(struct ibv_cq *ibcq, int cqe)
 {
 	struct tbrdma_cmd_resize_cq_resp resp = {};
 	struct tbrdma_cq *cq = to_tcq(ibcq);
+	struct tbrdma_cq_retired *retired;
 	struct ibv_resize_cq cmd = {};
-	struct tbrdma_queue old;
 	int ret;
 
+	/* Where the old ring goes: it stays mapped (cq_peek_empty()). */
+	retired = calloc(1, sizeof(*retired));
+	if (!retired)
+		return ENOMEM;
 	pthread_spin_lock(&cq->lock);
 	/* poll_cq already publishes after every batch; repeat it so the
 	 * kernel's copy provably starts after what we consumed. */
 	if (cq->q.map)
 		tbrdma_q_store_release(&cq->q.hdr->consumer, cq->q.index);
 
+	/* Lock-free pollers: to the lock until the new ring is in place. */
+	__atomic_store_n(&cq->peek_hdr, NULL, __ATOMIC_RELAXED);
 	ret = ibv_cmd_resize_cq(ibcq, cqe, &cmd, sizeof(cmd), &resp.ibv_resp,
 				sizeof(resp));
 	if (ret)
 		goto out;
 
-	/* The kernel now writes only to the new ring: the old one goes
-	 * whatever happens.  If the new one cannot be mapped the CQ stays
-	 * unusable (poll fails) until a resize succeeds. */
-	old = cq->q;
+	/* The kernel now writes only to the new ring: the old one is out
+	 * of use whatever happens (retired, unmapped at destroy_cq).  If
+	 * the new one cannot be mapped the CQ stays unusable (poll fails)
+	 * until a resize succeeds. */
+	if (cq->q.map) {
+		retired->q = cq->q;
+		retired->next = cq->retired;
+		cq->retired = retired;
+		retired = NULL;
+	}
 	ret = tbrdma_queue_map(&cq->q, ibcq->context->cmd_fd, &resp.drv.cq,
 			       sizeof(struct tbrdma_cqe), TBRDMA_QUEUE_CONSUMER);
-	tbrdma_queue_unmap(&old);
 out:
+	cq_peek_publish(cq);
 	pthread_spin_unlock(&cq->lock);
+	free(retired);
 	return ret;
 }
 
@@ -399,6 +466,13 @@ int tbrdma_destroy_cq(struct ibv_cq *ibcq)
 	if (ret)
 		return ret;
 	tbrdma_queue_unmap(&cq->q);
+	while (cq->retired) {
+		struct tbrdma_cq_retired *r = cq->retired;
+
+		cq->retired = r->next;
+		tbrdma_queue_unmap(&r->q);
+		free(r);
+	}
 	pthread_spin_destroy(&cq->lock);
 	free(cq);
 	return 0;
@@ -413,6 +487,8 @@ int tbrdma_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 
 	if (num_entries <= 0)
 		return 0;
+	if (cq_peek_empty(cq))
+		return 0;	/* without the lock: see cq_peek_empty() */
 
 	pthread_spin_lock(&cq->lock);
 	if (!q->map) {
@@ -438,6 +514,7 @@ int tbrdma_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 		/* Release: we are done reading these slots; the kernel may
 		 * reuse them. */
 		tbrdma_q_store_release(&q->hdr->consumer, q->index);
+		__atomic_store_n(&cq->peek_index, q->index, __ATOMIC_RELAXED);
 	}
 	ret = (int)ready;
 out:

@@ -55,6 +55,12 @@ struct tbrdma_wq {
 	struct tbrdma_wq_caps caps;
 };
 
+/* A CQ ring a resize replaced, kept mapped until the CQ is destroyed. */
+struct tbrdma_cq_retired {
+	struct tbrdma_cq_retired *next;
+	struct tbrdma_queue q;
+};
+
 struct tbrdma_cq {
 	union {				/* ibv_cq_ex starts with an ibv_cq */
 		struct ibv_cq ibv_cq;
@@ -62,6 +68,17 @@ struct tbrdma_cq {
 	};
 	pthread_spinlock_t lock;	/* pollers, arming and resize */
 	struct tbrdma_queue q;		/* q.map NULL after a failed remap */
+	/*
+	 * The lock-free "is it empty?" look of poll_cq (cq.c, cq_peek_empty):
+	 * the ring's header, NULL while a resize runs or after one failed,
+	 * and a copy of q.index, both written under the lock.  Rings a
+	 * resize replaced stay mapped (retired) until destroy_cq, so a
+	 * poller that read the old header pointer never touches an unmapped
+	 * page.
+	 */
+	struct tbrdma_queue_hdr *peek_hdr;
+	uint32_t peek_index;
+	struct tbrdma_cq_retired *retired;
 	/* Extended CQs: the completion ibv_start_poll/ibv_next_poll found,
 	 * valid (and its slot not yet consumed) until the next call. */
 	struct ibv_wc cur;

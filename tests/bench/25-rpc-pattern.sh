@@ -13,7 +13,8 @@
 # With GGML_RPC_CLIENT/GGML_RPC_SERVER set (tests/bench/ggml-rpc/build.sh
 # builds them into /var/tmp), the same with unmodified ggml: its own
 # client and server, RDMA found by its GID match, 32 MiB tensors.
-# Targets (issue 35): tbrdma >= 1.5x TCP and >= 2x rxe, up and down.
+# Targets (issue 35): tbrdma >= 1.5x TCP and >= 2x rxe, up and down. At the
+# end: both tbrdma devices' RNR and retransmission counters for the run.
 # timeout: 2400
 source "$TBRDMA_ROOT/tests/selftests/lib.sh"
 source "$TBRDMA_ROOT/tests/selftests/lib-verbs.sh"
@@ -52,7 +53,12 @@ rp_run() {
 	run_pair "$name" 600 "$RP -l -p $PORT -B $A $sargs" \
 		"$RP -c $A -p $PORT $cargs -s $MIB -n 3 $*" >&2 || return 1
 	grep -q '^result .* data ok$' "$TBRDMA_OUT/$name.client.log" || return 1
-	[[ $kind == tcp ]] || echo "$name: $(rdma statistic show link "${sargs#-d }/1" | grep -o 'retransmits [0-9]*\|out_of_sequence [0-9]*\|rnr_nak_sent [0-9]*\|ack_timeouts [0-9]*\|early_probes [0-9]*' | tr '\n' ' ')(server device, cumulative)" >&2
+	if [[ $kind != tcp ]]; then
+		local d cdev=${cargs##*-d }
+		for d in "${sargs#-d }" "$cdev"; do
+			echo "$name: $d: $(rdma statistic show link "$d/1" | grep -o 'retransmits [0-9]*\|out_of_sequence [0-9]*\|rnr_nak_sent [0-9]*\|rnr_nak_received [0-9]*\|ack_timeouts [0-9]*\|early_probes [0-9]*' | tr '\n' ' ')($([[ $d == "$cdev" ]] && echo client || echo server) device, cumulative)" >&2
+		done
+	fi
 	sed -n 's/^result [a-z]* upload \([0-9.]*\) download \([0-9.]*\) MB.*/\1 \2/p' \
 		"$TBRDMA_OUT/$name.client.log"
 }
@@ -90,6 +96,19 @@ ggml_run() {
 	grep -h 'RDMA activated\|RDMA probed' "$log.client" "$log.server" >&2 || true
 	sed -n 's/^ggml-rpc .* upload \([0-9.]*\) MB\/s download \([0-9.]*\) MB.*/\1 \2/p' "$log.client"
 }
+
+# BENCH_HOGS=N (e.g. in tests/selftests/.test-env): N busy loops compete
+# for the guest's 2 vCPUs for the whole run, so a receiver gets
+# descheduled as on a loaded host (the RNR storms of benchmarks.md).
+hogs=()
+for ((i = 0; i < ${BENCH_HOGS:-0}; i++)); do
+	(while :; do :; done) &
+	hogs+=($!)
+done
+if ((${#hogs[@]})); then
+	defer "kill ${hogs[*]}"
+	echo "BENCH_HOGS=${#hogs[@]}: busy loops in the guest: ${hogs[*]}"
+fi
 
 # Warm-up: the guest translates code on first use.
 mtu_for tbr
@@ -146,4 +165,10 @@ for set in "4 sends:tbr:tcp:rxe" "ggml's 1 send:tbr1:tcp1:-" "unmodified ggml:gg
 		printf '%-18s %5s %9s %9s %9s %7s %5s %7s %5s\n' "$label" "$([[ $dir == 1 ]] && echo up || echo down)" \
 			"$t" "$c" "$r" "$rc" "$mc" "$rr" "$mr"
 	done
+done
+# The whole run's transport counters (warm-up, both patterns and ggml):
+# RNR NAKs and the frames sent again after them show receivers that fell
+# behind (Documentation/benchmarks.md).
+for d in tbv_a tbv_b; do
+	echo "counters $d: $(rdma statistic show link "$d/1" | grep -o 'retransmits [0-9]*\|out_of_sequence [0-9]*\|rnr_nak_sent [0-9]*\|rnr_nak_received [0-9]*\|ack_timeouts [0-9]*\|early_probes [0-9]*' | tr '\n' ' ')"
 done

@@ -7,6 +7,8 @@
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -331,6 +333,126 @@ static int rnr_recovers(void)
 	return r;
 }
 
+/* A transport counter of the device under test (sysfs hw_counters), or -1. */
+static long long hw_counter(const char *name)
+{
+	char path[256];
+	long long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/1/hw_counters/%s",
+		 ibv_get_device_name(V.ctx->device), name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%lld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
+/*
+ * An RNR storm: 8 multi-frame SENDs (32 KiB each: 4 frames at MTU 9000)
+ * go out while the receiver has no receive WQE for 400 ms, then all 8
+ * receives are posted.  Every SEND must complete, in order, and every
+ * receive hold its own message intact.  With BADINPUT_RNR_STRICT=1 (a
+ * tbrdma device on a netdev: the network transport's requester, whose
+ * counters these are) the sender must have waited with a back-off and
+ * probed with the refused frame alone: at most one RNR NAK per ms of the
+ * storm (plus the first doublings), and frames sent again at most one
+ * probe per RNR NAK plus one window (64 frames) resent after the probe
+ * was taken.  Going back N after each 10 us wait, as before, failed both
+ * (stock 6.1 guest: 4,274 RNR NAKs and 5,427 frames sent again in
+ * 451 ms; on one host the NAK comes back while the window is still going
+ * out, so fewer than the whole window went again each time).
+ */
+static int rnr_storm(void)
+{
+	enum { N = 8, LEN = 32 * 1024, SLEEP_MS = 400, WINDOW = 64 };
+	long long rnr0 = hw_counter("rnr_nak_received");
+	long long re0 = hw_counter("retransmits");
+	const char *strict = getenv("BADINPUT_RNR_STRICT");
+	struct conn ca = CN, cb = CN;
+	long long rnr, re;
+	uint64_t t0, storm_ms;
+	struct ibv_mr *mr = NULL;
+	uint8_t *sbuf, *rbuf;
+	struct pair p;
+	int r = 1, i, j;
+
+	ca.rnr_retry = 7;	/* forever */
+	cb.min_rnr_timer = 1;	/* 10 us, as ggml asks */
+	if (pair_new(&p, &ca, &cb))
+		return 0;
+	sbuf = aligned_alloc(4096, 2 * N * LEN);
+	if (sbuf)
+		mr = ibv_reg_mr(p.pd, sbuf, 2 * N * LEN, CN.access);
+	if (!mr) {
+		diag("rnr-storm: buffer or MR: %s", strerror(errno));
+		free(sbuf);
+		pair_free(&p);
+		return 0;
+	}
+	rbuf = sbuf + N * LEN;
+	for (i = 0; i < N * LEN; i++)
+		sbuf[i] = (uint8_t)(i * 7 + (i >> 15) * 31 + (i >> 9));
+	memset(rbuf, 0, N * LEN);
+
+	t0 = now_ms();
+	for (i = 0; i < N; i++)
+		r &= !post_send(p.a, 100 + i, IBV_WR_SEND, sbuf + i * LEN, LEN,
+				mr->lkey, 0, 0);
+	usleep(SLEEP_MS * 1000);
+	r &= expect_quiet(p.ca, "8 SENDs while the receiver has no WQE");
+	for (i = 0; i < N; i++)
+		r &= !post_recv(p.b, 200 + i, rbuf + i * LEN, LEN, mr->lkey);
+	storm_ms = now_ms() - t0;
+	for (i = 0; i < N; i++)
+		r &= expect_wc(p.ca, 100 + i, IBV_WC_SUCCESS, "SEND after the RNR storm");
+	for (i = 0; i < N; i++) {
+		struct ibv_wc wc;
+
+		if (poll_wc(p.cb, &wc, TMO) != 1 || wc.wr_id != 200 + (uint64_t)i ||
+		    wc.status != IBV_WC_SUCCESS || wc.byte_len != LEN) {
+			diag("rnr-storm: receive %d: not a %d-byte success in order", i, LEN);
+			r = 0;
+			break;
+		}
+	}
+	for (i = 0; i < N; i++)
+		for (j = 0; j < LEN; j++)
+			if (rbuf[i * LEN + j] != sbuf[i * LEN + j]) {
+				diag("rnr-storm: message %d differs at byte %d", i, j);
+				r = 0;
+				i = N;
+				break;
+			}
+	rnr = hw_counter("rnr_nak_received") - rnr0;
+	re = hw_counter("retransmits") - re0;
+	diag("rnr-storm: %llu ms without receives: %lld RNR NAKs received, %lld frames sent again",
+	     (unsigned long long)storm_ms, rnr, re);
+	if (strict && strcmp(strict, "1") == 0 && rnr0 >= 0 && re0 >= 0) {
+		if (rnr < 1) {
+			diag("rnr-storm: no RNR NAK counted: the storm did not happen");
+			r = 0;
+		}
+		if (rnr > (long long)storm_ms + 16) {
+			diag("rnr-storm: %lld RNR NAKs in %llu ms: no back-off", rnr,
+			     (unsigned long long)storm_ms);
+			r = 0;
+		}
+		if (re > rnr + WINDOW) {
+			diag("rnr-storm: %lld frames sent again for %lld RNR NAKs: more than a probe each",
+			     re, rnr);
+			r = 0;
+		}
+	}
+	ibv_dereg_mr(mr);
+	free(sbuf);
+	pair_free(&p);
+	return r;
+}
+
 static int retry_exc(void)
 {
 	struct conn ca = CN;
@@ -577,6 +699,7 @@ const struct bcase cases[] = {
 	{ "read-no-local-write", "READ into an MR without LOCAL_WRITE -> LOC_PROT_ERR", read_no_local_write, 0 },
 	{ "rnr-retry-exc", "SEND without a receive, rnr_retry 2 -> RNR_RETRY_EXC_ERR, QP in ERR", rnr_retry_exc, 0 },
 	{ "rnr-recovers", "SEND waits on RNR (rnr_retry 7) and completes once a receive is posted", rnr_recovers, 0 },
+	{ "rnr-storm", "8 SENDs meet no receive for 400 ms (rnr_retry 7): all arrive intact and in order; RNR waits back off and probe with one frame", rnr_storm, 0 },
 	{ "retry-exc", "WRITE to a QP that is gone, retry_cnt 2 -> RETRY_EXC_ERR, QP in ERR", retry_exc, 0 },
 	{ "err-flush", "modify to ERR flushes every outstanding send and receive with WR_FLUSH_ERR", err_flush, 0 },
 	{ "destroy-busy", "destroying a CQ/PD still in use -> EBUSY, objects still work", destroy_busy, 0 },

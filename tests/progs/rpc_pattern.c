@@ -14,9 +14,9 @@
  * same bytes over the TCP socket with the same chunking and copies (a
  * 256 KiB bounce buffer on each side).
  *
- *   server: rpc_pattern -l [-p PORT] [-B ADDR]
+ *   server: rpc_pattern -l [-p PORT] [-B ADDR] [-S MS]
  *   client: rpc_pattern -c HOST [-p PORT] [-t rdma|tcp] [-s MIB] [-n ROUNDS]
- *                       [-w SENDS] [-d DEV] [-g GID_INDEX] [-v]
+ *                       [-w SENDS] [-d DEV] [-g GID_INDEX] [-v] [-S MS]
  *
  * The client sends its choice in a hello; the server serves that one
  * connection and exits.  Each round: an upload (client -> server, ended by
@@ -29,6 +29,10 @@
  * (MB = 10^6 bytes).  Exit 0 only if every byte of every round was right.
  * -v (either side) adds where each side's chunk time went (copies, posting
  * or send(), waiting), averaged over the chunks it sent and received.
+ * -S MS (either side, RDMA) makes that side's receiver stall: every 32nd
+ * chunk it receives, it sleeps MS ms before copying the chunk out, as a
+ * descheduled receiver would; the sender meanwhile fills the 24 receive
+ * slots and meets RNR NAKs (the RNR storms of issue 35).
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -77,6 +81,7 @@ struct conn {
 	struct ibv_cq *scq, *rcq;
 	struct ibv_qp *qp;
 	uint8_t *tx, *rx;	/* sends x CHUNK, RX_DEPTH x CHUNK */
+	unsigned long rx_chunks;	/* received, for -S */
 	struct ibv_mr *tx_mr, *rx_mr;
 	uint32_t max_inline;
 	unsigned int tx_posted, tx_done;
@@ -101,6 +106,8 @@ static double now(void)
  * 1 % of a 256 KiB chunk in the test guest).
  */
 static int verbose;
+static unsigned int stall_ms;	/* -S: the receiver sleeps this long ... */
+#define STALL_EVERY	32	/* ... every this many chunks */
 static struct {
 	double copy, post, wait;
 	unsigned long chunks;
@@ -430,6 +437,9 @@ static int rdma_recv(struct conn *c, void *data, size_t size)
 		if (wc.byte_len > c->max_inline)
 			t = tick(&st_rx.wait, t);
 		slot = (int)wc.wr_id;
+		if (stall_ms && wc.byte_len > c->max_inline &&
+		    ++c->rx_chunks % STALL_EVERY == 0)
+			usleep(stall_ms * 1000);
 		if (slot < 0 || slot >= RX_DEPTH || wc.byte_len > size) {
 			fprintf(stderr, "rpc_pattern: message of %u bytes where %zu were left\n",
 				wc.byte_len, size);
@@ -727,8 +737,8 @@ static void print_stats(const char *side, int rdma)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: rpc_pattern -l [-p PORT] [-B ADDR] [-d DEV] [-g GID]\n"
-		"       rpc_pattern -c HOST [-p PORT] [-t rdma|tcp] [-s MIB] [-n ROUNDS] [-w 1-4] [-d DEV] [-g GID] [-v]\n");
+	fprintf(stderr, "usage: rpc_pattern -l [-p PORT] [-B ADDR] [-d DEV] [-g GID] [-S MS]\n"
+		"       rpc_pattern -c HOST [-p PORT] [-t rdma|tcp] [-s MIB] [-n ROUNDS] [-w 1-4] [-d DEV] [-g GID] [-v] [-S MS]\n");
 	exit(2);
 }
 
@@ -742,9 +752,10 @@ int main(int argc, char **argv)
 	struct hello h = { 0 }, peer;
 
 	c.rdma = 1;
-	while ((opt = getopt(argc, argv, "lc:p:B:t:s:n:w:d:g:v")) != -1) {
+	while ((opt = getopt(argc, argv, "lc:p:B:t:s:n:w:d:g:vS:")) != -1) {
 		switch (opt) {
 		case 'v': verbose = 1; break;
+		case 'S': stall_ms = strtoul(optarg, NULL, 0); break;
 		case 'l': listen_mode = 1; break;
 		case 'c': host = optarg; break;
 		case 'p': snprintf(port, sizeof(port), "%s", optarg); break;

@@ -4,8 +4,11 @@
 # illegal QP transitions, too many SGEs, full queues, a process SIGKILLed
 # with work in flight) and asserts the exact completion status or errno and
 # that a fresh QP pair still works. Then every object must be gone and the
-# module must unload. The ATOMIC_WRITE cases run again on a device bound to
-# a netdev (two QPs of tbr0, through the network transport's frames).
+# module must unload. The ATOMIC_WRITE and RNR cases run again on a device
+# bound to a netdev (two QPs of tbr0, through the network transport's
+# frames); there the RNR storm case also checks the requester's counters:
+# RNR waits that back off, and one probe frame per RNR NAK instead of the
+# window sent again.
 # timeout: 180
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib-verbs.sh"
@@ -37,8 +40,9 @@ verbs_teardown || fail "the device/module did not go away after the test"
 echo "device removed, module unloaded"
 verbs_is_rxe && exit 0
 
-echo "== ATOMIC_WRITE through the network transport (two QPs of tbr0)"
+echo "== ATOMIC_WRITE and RNR through the network transport (two QPs of tbr0)"
 net_two_hosts 9000
-"$prog" -d tbr0 -g "$NET_GID_A" \
-	--only atomic-write,atomic-write-misaligned,atomic-write-no-remote-write ||
-	fail "badinput (ATOMIC_WRITE) on tbr0"
+BADINPUT_RNR_STRICT=1 "$prog" -d tbr0 -g "$NET_GID_A" \
+	--only atomic-write,atomic-write-misaligned,atomic-write-no-remote-write,rnr-retry-exc,rnr-recovers,rnr-storm ||
+	fail "badinput (ATOMIC_WRITE, RNR) on tbr0"
+echo "counters tbr0: $(rdma statistic show link tbr0/1)"

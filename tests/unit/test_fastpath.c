@@ -274,6 +274,48 @@ static void test_cq(void)
 	free(cq.q.map);
 }
 
+/*
+ * An empty CQ is recognised without the lock (cq.c, cq_peek_empty()):
+ * polled while another thread holds the lock, it answers 0 at once (a
+ * poll that took the lock would spin until the alarm kills the test).
+ * A CQE, or no published header (a resize under way), goes through the
+ * lock as before.
+ */
+static void test_cq_peek(void)
+{
+	struct tbrdma_cq cq;
+	struct ibv_wc wc[8];
+	uint32_t prod = 0xffffffff;
+
+	memset(&cq, 0, sizeof(cq));
+	make_queue(&cq.q, 4, 64, prod);
+	pthread_spin_init(&cq.lock, PTHREAD_PROCESS_PRIVATE);
+	cq.peek_hdr = cq.q.hdr;		/* as create_cq publishes it */
+	cq.peek_index = cq.q.index;
+
+	alarm(10);
+	pthread_spin_lock(&cq.lock);
+	is_int(tbrdma_poll_cq(&cq.ibv_cq, 8, wc), 0,
+	       "empty CQ: 0 without taking the lock");
+	pthread_spin_unlock(&cq.lock);
+	alarm(0);
+	kernel_cqe(&cq.q, &prod, 70);
+	kernel_cqe(&cq.q, &prod, 71);
+	is_int(tbrdma_poll_cq(&cq.ibv_cq, 8, wc), 2, "CQEs: polled under the lock");
+	ok(wc[0].wr_id == 70 && wc[1].wr_id == 71, "in order");
+	is_int(cq.peek_index, cq.q.index, "lock-free copy of the index follows");
+	is_int(tbrdma_poll_cq(&cq.ibv_cq, 8, wc), 0, "empty again");
+	cq.q.hdr->producer = cq.q.index + 5;	/* kernel bug: > 4 slots */
+	ok(tbrdma_poll_cq(&cq.ibv_cq, 8, wc) < 0,
+	   "insane producer: not 'empty', the locked path reports it");
+	cq.q.hdr->producer = cq.q.index;
+	cq.peek_hdr = NULL;			/* a resize runs */
+	kernel_cqe(&cq.q, &prod, 72);
+	is_int(tbrdma_poll_cq(&cq.ibv_cq, 8, wc), 1,
+	       "no published header: polled under the lock");
+	free(cq.q.map);
+}
+
 static int lock_is_free(pthread_spinlock_t *l)
 {
 	if (pthread_spin_trylock(l))
@@ -438,6 +480,8 @@ static void test_concurrent_poll(void)
 	memset(&scq, 0, sizeof(scq));
 	make_queue(&scq.q, 32, 64, prod);
 	pthread_spin_init(&scq.lock, PTHREAD_PROCESS_PRIVATE);
+	scq.peek_hdr = scq.q.hdr;	/* the lock-free empty check too */
+	scq.peek_index = scq.q.index;
 	for (i = 0; i < POLLERS; i++)
 		pthread_create(&t[i], NULL, poller, &count[i]);
 	for (i = 0; i < CQES; i++) {
@@ -491,6 +535,7 @@ int main(void)
 	test_post_recv();
 	test_post_qp_state();
 	test_cq();
+	test_cq_peek();
 	test_cq_ex();
 	test_concurrent_post();
 	test_concurrent_poll();

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * 24-bit PSN arithmetic (kmod/psn.h) and the encoded ACK timeout
- * (kmod/timers.h) of the network transport.
+ * 24-bit PSN arithmetic (kmod/psn.h), the encoded ACK timeout and the
+ * RNR wait's back-off (kmod/timers.h) of the network transport.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -18,7 +18,7 @@ typedef uint64_t u64;
 
 int main(void)
 {
-	plan(22);
+	plan(29);
 
 	is_int(tbr_psn_add(5, 3), 8, "add");
 	is_int(tbr_psn_add(0xfffffe, 3), 1, "add wraps at 2^24");
@@ -45,5 +45,15 @@ int main(void)
 	is_int(tbr_ack_timeout_us(1), 8, "timeout 1: 8.192 us");
 	is_int(tbr_ack_timeout_us(14), 67108, "timeout 14: 67 ms (perftest's)");
 	is_int(tbr_ack_timeout_us(31), 8796093022ULL, "timeout 31: 2.4 hours");
+
+	is_int(tbr_rnr_backoff_us(tbr_rnr_timer_us(1), 0), 10, "RNR: first wait is min_rnr_timer (10 us)");
+	is_int(tbr_rnr_backoff_us(10, 1), 20, "RNR: doubles after a second refusal");
+	is_int(tbr_rnr_backoff_us(10, 6), 640, "RNR: 640 us after 7 refusals");
+	is_int(tbr_rnr_backoff_us(10, 7), TBR_RNR_BACKOFF_MAX_US, "RNR: capped at 1 ms");
+	is_int(tbr_rnr_backoff_us(10, 200), TBR_RNR_BACKOFF_MAX_US, "RNR: a huge shift stays capped");
+	is_int(tbr_rnr_backoff_us(tbr_rnr_timer_us(0), 3), 655360,
+	       "RNR: never less than the responder asked (655 ms), never more");
+	is_int(tbr_rnr_backoff_us(tbr_rnr_timer_us(14), 2), 1280,
+	       "RNR: a min_rnr_timer above the cap (1.28 ms) is the wait");
 	return done();
 }
