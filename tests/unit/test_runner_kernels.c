@@ -200,7 +200,8 @@ static void rows4_rows(const struct tp_kernels *k)
 
 				for (r = 0; r < 4; r++)
 					make_inputs(t, n, w + r * rb, act, wf, xf);
-				k->rows4[t](w, rb, act, n, out);
+				k->rows4[t](w, rb, tp_quant_block_bytes(t), act, n,
+					    out);
 				for (r = 0; r < 4; r++) {
 					float d = k->dot[t](w + r * rb, act, n);
 
@@ -256,6 +257,7 @@ static void matmul_split(void)
 		float *wf = malloc(sizeof(float) * cols);
 		float *x = malloc(sizeof(float) * cols * batch);
 		float *y = malloc(sizeof(float) * rows * batch);
+		float *want = malloc(sizeof(float) * rows * batch);
 		struct tp_mat m = { .type = t, .rows = rows, .cols = cols,
 				    .stride = rb, .data = wd };
 		int same = 1;
@@ -271,6 +273,7 @@ static void matmul_split(void)
 			tp_act_convert(tp_act_for(t), x + b * cols,
 				       act + b * ab, cols);
 		tp_matmul(y, x, &m, batch);
+		memcpy(want, y, sizeof(float) * rows * batch);
 		for (b = 0; b < batch; b++)
 			for (r = 0; r < rows; r++) {
 				float d = k->dot[t](wd + r * rb, act + b * ab,
@@ -281,11 +284,32 @@ static void matmul_split(void)
 			}
 		ok(same, "tp_matmul %s on %d threads, batch %d, %d columns: each output the bits of its dot product",
 		   tp_type_name(t), tp_pool_threads(), batch, cols);
+		/* the same rows interleaved for decoding (36 of them: groups
+		 * of 4), at batch 9 (prefill gathers them back) and batch 1 */
+		m.rows = 36;
+		tp_mat_interleave(&m);
+		if (m.interleaved) {
+			float *y1 = malloc(sizeof(float) * 36);
+
+			same = 1;
+			tp_matmul(y, x, &m, batch);
+			tp_matmul(y1, x, &m, 1);
+			for (b = 0; b < batch; b++)
+				for (r = 0; r < 36; r++)
+					same &= memcmp(&y[b * 36 + r],
+						&want[b * rows + r], 4) == 0;
+			for (r = 0; r < 36; r++)
+				same &= memcmp(&y1[r], &want[r], 4) == 0;
+			ok(same, "tp_matmul %s interleaved by 4 rows, batch %d and 1: the same bits",
+			   tp_type_name(t), batch);
+			free(y1);
+		}
 		free(wd);
 		free(act);
 		free(wf);
 		free(x);
 		free(y);
+		free(want);
 	}
 }
 

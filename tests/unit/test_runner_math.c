@@ -133,9 +133,11 @@ static void test_matmul(void)
 {
 	enum { R = 7, C = 37, B = 3 };
 	float w[R * C], x[B * C], y[B * R], y1[R];
-	struct tp_mat m = { TP_F32, R, C, C * sizeof(float), w };
-	struct tp_mat sub = { TP_F32, R - 2, C - 5, C * sizeof(float),
-			      w + 2 * C + 5 };
+	struct tp_mat m = { .type = TP_F32, .rows = R, .cols = C,
+			    .stride = C * sizeof(float), .data = w };
+	struct tp_mat sub = { .type = TP_F32, .rows = R - 2, .cols = C - 5,
+			      .stride = C * sizeof(float),
+			      .data = w + 2 * C + 5 };
 	double worst = 0;
 	int i, j, b, same = 1;
 

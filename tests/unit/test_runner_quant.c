@@ -99,8 +99,9 @@ static void test_matmul(void)
 	}
 	tp_row_to_f32(TP_Q8_0, q8, xd, C);
 	for (k = 0; k < 4; k++) {
-		struct tp_mat m = { types[k], R, C, tp_type_bytes(types[k], C),
-				    row };
+		struct tp_mat m = { .type = types[k], .rows = R, .cols = C,
+				    .stride = tp_type_bytes(types[k], C),
+				    .data = row };
 		double worst = 0;
 
 		for (i = 0; i < R; i++)

@@ -75,6 +75,9 @@ struct tp_mat {
 	int rows, cols;
 	size_t stride;
 	const void *data;
+	/* rows in groups of 4, their blocks interleaved (tp_mat_interleave,
+	 * kernels/matmul.h): then only tp_matmul reads it, not tp_mat_row */
+	int interleaved;
 };
 
 static inline const void *tp_mat_row(const struct tp_mat *m, int i)

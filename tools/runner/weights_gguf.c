@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "gguf.h"
+#include "kernels/matmul.h"
 #include "model.h"
 #include "util.h"
 
@@ -150,6 +151,7 @@ static int read_shard(struct gload *L, const struct tp_mat *full, int r0,
 				return -1;
 	}
 	tp_mat_shard(L->w, &part, 0, r1 - r0, c0 - cb0, c1 - cb0, out);
+	tp_mat_interleave(out);	/* for decoding, where it gains */
 	return 0;
 }
 

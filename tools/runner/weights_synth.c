@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernels/matmul.h"
 #include "model.h"
 #include "quant.h"
 #include "rng.h"
@@ -83,6 +84,7 @@ static void synth_mat(struct synth *s, int t, int layer, int r0, int r1,
 	}
 	free(tmp);
 	tp_mat_shard(s->w, &part, 0, r1 - r0, c0 - cb0, c1 - cb0, out);
+	tp_mat_interleave(out);	/* for decoding, where it gains */
 }
 
 static const float *synth_vec(struct synth *s, int t, int layer, int n)

@@ -202,7 +202,8 @@ AVX2 static float name(const void *wv, const void *xv, int n)		\
 		__m128i m;						\
 									\
 		a[0] = (const struct tp_block_q8_k *)xv + b;		\
-		m = q45_k_sums(w[b].qs, QH, w[b].scales, a, 1, &acc);	\
+		m = q45_k_sums(w[b].qs, QH(&w[b]), w[b].scales, a, 1,	\
+			       &acc);					\
 		k_sums(acc, a[0]->bsums, m, &sumi, &summ);		\
 		s += h2f(w[b].d) * a[0]->d * (float)sumi -		\
 		     h2f(w[b].dmin) * a[0]->d * (float)summ;		\
@@ -222,43 +223,46 @@ AVX2 static void name4(const void *wv, const void *xv, size_t stride,	\
 		__m128i m;						\
 									\
 		k_rows(xv, stride, b, 4, a);				\
-		m = q45_k_sums(w[b].qs, QH, w[b].scales, a, 4, acc);	\
+		m = q45_k_sums(w[b].qs, QH(&w[b]), w[b].scales, a, 4,	\
+			       acc);					\
 		k_terms4(acc, a, m, h2f(w[b].d), h2f(w[b].dmin), &s);	\
 	}								\
 	_mm_storeu_ps(out, s);						\
 }									\
 AVX2 static void name_rows4(const void *wv, size_t wstride,		\
-			    const void *xv, int n, float *out)		\
+			    size_t bstride, const void *xv, int n,	\
+			    float *out)					\
 {									\
-	const blk_t *rw[4];						\
 	__m128 s = _mm_setzero_ps();					\
 	int b, r;							\
 									\
-	for (r = 0; r < 4; r++)						\
-		rw[r] = (const void *)((const char *)wv + r * wstride);	\
 	for (b = 0; b < n / TP_QK_K; b++) {				\
 		const struct tp_block_q8_k *a[1] = {			\
 			(const struct tp_block_q8_k *)xv + b };		\
+		const blk_t *w[4];					\
 		__m256i acc[4];						\
 		__m128i m[4];						\
 									\
 		UNROLL for (r = 0; r < 4; r++) {			\
-			const blk_t *w = rw[r];				\
-									\
-			m[r] = q45_k_sums(w[b].qs, QH, w[b].scales, a, 1, \
-					  &acc[r]);			\
+			w[r] = (const void *)((const char *)wv +	\
+				r * wstride + b * bstride);		\
+			m[r] = q45_k_sums(w[r]->qs, QH(w[r]), w[r]->scales, \
+					  a, 1, &acc[r]);		\
 		}							\
 		k_terms_rows4(acc, m, a[0],				\
-			_mm_setr_ps(h2f(rw[0][b].d), h2f(rw[1][b].d),	\
-				    h2f(rw[2][b].d), h2f(rw[3][b].d)),	\
-			_mm_setr_ps(h2f(rw[0][b].dmin), h2f(rw[1][b].dmin), \
-				    h2f(rw[2][b].dmin), h2f(rw[3][b].dmin)), \
+			_mm_setr_ps(h2f(w[0]->d), h2f(w[1]->d),		\
+				    h2f(w[2]->d), h2f(w[3]->d)),	\
+			_mm_setr_ps(h2f(w[0]->dmin), h2f(w[1]->dmin),	\
+				    h2f(w[2]->dmin), h2f(w[3]->dmin)),	\
 			&s);						\
 	}								\
 	_mm_storeu_ps(out, s);						\
 }
-DOT_Q45_K(dot_q4_k, dot4_q4_k, rows4_q4_k, struct tp_block_q4_k, NULL)
-DOT_Q45_K(dot_q5_k, dot4_q5_k, rows4_q5_k, struct tp_block_q5_k, w[b].qh)
+/* Q4_K has no fifth bits; Q5_K's are in the block's qh */
+#define NO_QH(blk) NULL
+#define Q5_QH(blk) ((blk)->qh)
+DOT_Q45_K(dot_q4_k, dot4_q4_k, rows4_q4_k, struct tp_block_q4_k, NO_QH)
+DOT_Q45_K(dot_q5_k, dot4_q5_k, rows4_q5_k, struct tp_block_q5_k, Q5_QH)
 
 /*
  * The integer sums of a Q6_K super-block against NT activation rows, into
@@ -363,27 +367,28 @@ AVX2 static void dot4_q6_k(const void *wv, const void *xv, size_t stride,
 	_mm_storeu_ps(out, s);
 }
 
-AVX2 static void rows4_q6_k(const void *wv, size_t wstride, const void *xv,
-			    int n, float *out)
+AVX2 static void rows4_q6_k(const void *wv, size_t wstride, size_t bstride,
+			    const void *xv, int n, float *out)
 {
-	const struct tp_block_q6_k *rw[4];
 	__m128i none[4] = { _mm_setzero_si128(), _mm_setzero_si128(),
 			    _mm_setzero_si128(), _mm_setzero_si128() };
 	__m128 s = _mm_setzero_ps();
 	int b, r;
 
-	for (r = 0; r < 4; r++)
-		rw[r] = (const void *)((const char *)wv + r * wstride);
 	for (b = 0; b < n / TP_QK_K; b++) {
 		const struct tp_block_q8_k *a[1] = {
 			(const struct tp_block_q8_k *)xv + b };
+		const struct tp_block_q6_k *w[4];
 		__m256i acc[4];
 
-		UNROLL for (r = 0; r < 4; r++)
-			q6_k_sums(&rw[r][b], a, 1, &acc[r]);
+		UNROLL for (r = 0; r < 4; r++) {
+			w[r] = (const void *)((const char *)wv + r * wstride +
+					      b * bstride);
+			q6_k_sums(w[r], a, 1, &acc[r]);
+		}
 		k_terms_rows4(acc, none, a[0],
-			      _mm_setr_ps(h2f(rw[0][b].d), h2f(rw[1][b].d),
-					  h2f(rw[2][b].d), h2f(rw[3][b].d)),
+			      _mm_setr_ps(h2f(w[0]->d), h2f(w[1]->d),
+					  h2f(w[2]->d), h2f(w[3]->d)),
 			      _mm_setzero_ps(), &s);
 	}
 	_mm_storeu_ps(out, s);

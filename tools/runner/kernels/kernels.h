@@ -46,12 +46,14 @@ typedef void tp_dot4_fn(const void *w, const void *act, size_t stride, int n,
 			float *out);
 
 /*
- * 4 weight rows (W, W + WSTRIDE, ...) against one activation row at once
- * (decoding), the block terms of the 4 added as one vector: OUT[r] has
- * the bits dot() gives for row r.
+ * 4 weight rows against one activation row at once (decoding), the block
+ * terms of the 4 added as one vector: block b of row r at
+ * W + r WSTRIDE + b BSTRIDE (rows one after another: WSTRIDE the row's
+ * bytes, BSTRIDE the block's; interleaved, matmul.h: the other way
+ * round, times 4). OUT[r] has the bits dot() gives for row r.
  */
-typedef void tp_rows4_fn(const void *w, size_t wstride, const void *act,
-			 int n, float *out);
+typedef void tp_rows4_fn(const void *w, size_t wstride, size_t bstride,
+			 const void *act, int n, float *out);
 
 #define TP_TYPE_SLOTS 31	/* enum tp_type's values are below this */
 

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* tp_matmul: convert the activations once, then rows in parallel. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "../pool.h"
+#include "../quant.h"
 #include "../util.h"
 #include "kernels.h"
 #include "matmul.h"
@@ -16,6 +18,7 @@ struct mm_job {
 	tp_dot_fn *dot;
 	tp_dot4_fn *dot4;
 	tp_rows4_fn *rows4;
+	size_t block_bytes;	/* of W's type, for rows4 */
 };
 
 /*
@@ -27,17 +30,57 @@ struct mm_job {
  */
 #define TILE_ROWS 16
 
+/* Per thread (pool workers, and ranks as threads in the unit tests). */
+static void *thread_buffer(void **buf, size_t *cap, size_t bytes)
+{
+	if (bytes > *cap) {
+		free(*buf);
+		*cap = bytes + bytes / 2;
+		*buf = tp_calloc(*cap, 1);
+	}
+	return *buf;
+}
+
+/* Rows [r0, r1) of an interleaved W (4-aligned) as rows one after another. */
+static const char *gather_rows(const struct mm_job *j, long r0, long r1)
+{
+	static __thread void *buf;
+	static __thread size_t cap;
+	const struct tp_mat *w = j->w;
+	size_t bb = j->block_bytes, nb = w->stride / bb, b;
+	char *out = thread_buffer(&buf, &cap, (size_t)(r1 - r0) * w->stride);
+	const char *grp;
+	long i;
+
+	for (i = r0; i < r1; i++) {
+		grp = (const char *)w->data + (size_t)(i & ~3L) * w->stride;
+		for (b = 0; b < nb; b++)
+			memcpy(out + (size_t)(i - r0) * w->stride + b * bb,
+			       grp + (b * 4 + (size_t)(i & 3)) * bb, bb);
+	}
+	return out;
+}
+
 static void mm_rows(const struct mm_job *j, long r0, long r1)
 {
 	const struct tp_mat *w = j->w;
+	const char *rows = (const char *)tp_mat_row(w, (int)r0);
+	size_t wstride = w->stride, bstride = j->block_bytes;
 	float out[4];
 	long i;
 	int b = 0, t;
 
+	if (w->interleaved) {
+		/* an interleaved group: row r's block b at (4 b + r) blocks */
+		wstride = j->block_bytes;
+		bstride = 4 * j->block_bytes;
+		if (j->batch >= 4)
+			rows = gather_rows(j, r0, r1);
+	}
 	if (j->dot4)
 		for (; b + 4 <= j->batch; b += 4)
 			for (i = r0; i < r1; i++) {
-				j->dot4(tp_mat_row(w, (int)i),
+				j->dot4(rows + (size_t)(i - r0) * w->stride,
 					j->act + (size_t)b * j->act_stride,
 					j->act_stride, w->cols, out);
 				for (t = 0; t < 4; t++)
@@ -51,13 +94,15 @@ static void mm_rows(const struct mm_job *j, long r0, long r1)
 		i = r0;
 		if (j->rows4)
 			for (; i + 4 <= r1; i += 4) {
-				j->rows4(tp_mat_row(w, (int)i), w->stride, act,
-					 w->cols, out);
+				j->rows4(tp_mat_row(w, (int)i), wstride, bstride,
+					 act, w->cols, out);
 				for (t = 0; t < 4; t++)
 					y[i + t] = out[t];
 			}
+		/* never reached for an interleaved W: 4-aligned, and rows4 */
 		for (; i < r1; i++)
-			y[i] = j->dot(tp_mat_row(w, (int)i), act, w->cols);
+			y[i] = j->dot(rows + (size_t)(i - r0) * w->stride, act,
+				      w->cols);
 	}
 }
 
@@ -65,29 +110,23 @@ static void mm_rows(const struct mm_job *j, long r0, long r1)
 static void mm_part(void *arg, int part, int nparts)
 {
 	const struct mm_job *j = arg;
-	long rows = j->w->rows;
-	long r0 = rows * part / nparts, r1 = rows * (part + 1) / nparts;
+	long unit = j->w->interleaved ? 4 : 1;	/* whole groups each */
+	long units = j->w->rows / unit;
+	long r0 = units * part / nparts * unit;
+	long r1 = units * (part + 1) / nparts * unit;
 	long i;
 
 	for (i = r0; i < r1; i += TILE_ROWS)
 		mm_rows(j, i, i + TILE_ROWS < r1 ? i + TILE_ROWS : r1);
 }
 
-/*
- * The converted activations, reused between calls; per thread, as the
- * unit tests run ranks as threads of one process (each with a pool of 1).
- */
+/* The converted activations, reused between calls. */
 static void *act_buffer(size_t bytes)
 {
 	static __thread void *buf;
 	static __thread size_t cap;
 
-	if (bytes > cap) {
-		free(buf);
-		cap = bytes + bytes / 2;
-		buf = tp_calloc(cap, 1);
-	}
-	return buf;
+	return thread_buffer(&buf, &cap, bytes);
 }
 
 void tp_matmul(float *y, const float *x, const struct tp_mat *w, int batch)
@@ -97,6 +136,7 @@ void tp_matmul(float *y, const float *x, const struct tp_mat *w, int batch)
 	struct mm_job j = {
 		.y = y, .w = w, .batch = batch, .dot = k->dot[w->type],
 		.dot4 = k->dot4[w->type], .rows4 = k->rows4[w->type],
+		.block_bytes = tp_quant_block_bytes(w->type),
 		.act_stride = tp_act_bytes(a, w->cols),
 	};
 	char *buf;
@@ -112,4 +152,27 @@ void tp_matmul(float *y, const float *x, const struct tp_mat *w, int batch)
 		j.act = buf;
 	}
 	tp_pool_run(mm_part, &j);
+}
+
+void tp_mat_interleave(struct tp_mat *w)
+{
+	size_t bb = tp_quant_block_bytes(w->type), nb, b;
+	char *data = (char *)w->data, *grp, *tmp;
+	int g, r;
+
+	if (w->interleaved || !bb || !tp_kernels()->rows4[w->type] ||
+	    w->rows % 4 || w->stride != tp_type_bytes(w->type, (size_t)w->cols))
+		return;
+	nb = w->stride / bb;
+	tmp = tp_calloc(4, w->stride);
+	for (g = 0; g < w->rows / 4; g++) {
+		grp = data + (size_t)g * 4 * w->stride;
+		memcpy(tmp, grp, 4 * w->stride);
+		for (b = 0; b < nb; b++)
+			for (r = 0; r < 4; r++)
+				memcpy(grp + (b * 4 + r) * bb,
+				       tmp + r * w->stride + b * bb, bb);
+	}
+	free(tmp);
+	w->interleaved = 1;
 }
