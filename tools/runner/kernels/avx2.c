@@ -7,7 +7,8 @@
  * The quantised types follow generic.c exactly: the integer sum of each
  * block is computed 32 lanes at a time (maddubs: unsigned x signed bytes
  * to 16-bit pairs, never saturating for these ranges; madd to 32 bits),
- * and the blocks' float terms are added one by one in the generic order,
+ * and the blocks' float terms are added in the generic order (the 4-row
+ * kernels add four rows' terms as one vector, each lane in that order),
  * so the result has the same bits. F32/F16/BF16 use four FMA accumulators
  * (llama.cpp's order for F16), within rounding of the generic sum.
  */
