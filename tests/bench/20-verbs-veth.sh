@@ -21,12 +21,7 @@ A=$BENCH_A
 B=$BENCH_B
 LAT_ROUNDS=${BENCH_LAT_ROUNDS:-9}
 
-tbr_load_core
-tbr_modprobe rdma_rxe
-[[ -d /sys/module/tbrdma ]] || tbr_insmod
-defer "bench_veth_teardown tbv_a tbv_b rxe_a rxe_b; tbr_rmmod; modprobe -r rdma_rxe"
-bench_veth_setup
-bench_veth_devices
+bench_veth_start
 
 # veth_pair DEV_A DEV_B PROG ARGS... -> runs one pair, prints its name
 veth_pair() {

@@ -28,12 +28,7 @@ MIB=${BENCH_RPC_MIB:-32}
 GGML_CLIENT=${GGML_RPC_CLIENT:-/var/tmp/ggml_rpc_client}
 GGML_SERVER=${GGML_RPC_SERVER:-/var/tmp/ggml_rpc_server}
 
-tbr_load_core
-tbr_modprobe rdma_rxe
-[[ -d /sys/module/tbrdma ]] || tbr_insmod
-defer "bench_veth_teardown tbv_a tbv_b rxe_a rxe_b; tbr_rmmod; modprobe -r rdma_rxe"
-bench_veth_setup
-bench_veth_devices
+bench_veth_start
 
 # mtu_for TRANSPORT — each transport at the MTU it uses best
 mtu_for() { if [[ $1 == rxe* ]]; then bench_veth_mtu 9000 rxe_b; else bench_veth_mtu 65000 tbv_b; fi; }

@@ -131,6 +131,17 @@ bench_veth_devices() {
 		fail "GIDs missing"
 }
 
+# bench_veth_start — the modules, the pair (bench_veth_setup) and its four
+# devices (bench_veth_devices), all undone when the test ends.
+bench_veth_start() {
+	tbr_load_core
+	tbr_modprobe rdma_rxe
+	[[ -d /sys/module/tbrdma ]] || tbr_insmod
+	defer "bench_veth_teardown tbv_a tbv_b rxe_a rxe_b; tbr_rmmod; modprobe -r rdma_rxe"
+	bench_veth_setup
+	bench_veth_devices
+}
+
 # bench_veth_teardown RDMA_DEV... — delete the devices, the pair, the rules
 bench_veth_teardown() {
 	local d
