@@ -22,6 +22,12 @@ not_ok() {
 	done
 }
 
+# tap_make DIR — build DIR quietly, or bail out with the build's last lines
+tap_make() {
+	make -s -C "$1" >"$tmp/build.log" 2>&1 ||
+		{ echo "Bail out! $1 does not build: $(tail -5 "$tmp/build.log")"; exit 1; }
+}
+
 # The plan, last; the exit status says whether every point passed.
 tap_done() {
 	echo "1..$n"

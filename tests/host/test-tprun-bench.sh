@@ -11,8 +11,7 @@ tprun=$top/tools/tprun
 # shellcheck source=lib-tap.sh
 source "$(dirname "$0")/lib-tap.sh"
 
-make -s -C "$top/tools/runner" >"$tmp/build.log" 2>&1 ||
-	{ echo "Bail out! tools/runner does not build: $(tail -5 "$tmp/build.log")"; exit 1; }
+tap_make "$top/tools/runner"
 
 # bench NAME ARGS... — run it; the JSON in $tmp/NAME.json
 bench() {

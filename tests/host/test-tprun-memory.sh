@@ -24,8 +24,7 @@ source "$(dirname "$0")/lib-memcg.sh"
 source "$(dirname "$0")/lib-tprun-ranks.sh"
 trap 'memcg_cleanup; rm -rf "$tmp"' EXIT
 
-make -s -C "$top/tools/runner" >"$tmp/build.log" 2>&1 ||
-	{ echo "Bail out! tools/runner does not build: $(tail -5 "$tmp/build.log")"; exit 1; }
+tap_make "$top/tools/runner"
 
 "$tprun" --export-gguf "$tmp/m0.gguf" --dim 1024 --layers 8 --heads 8 --kv-heads 4 \
 	--ffn 2816 --vocab 8192 --wtype q8_0 2>"$tmp/export.log" ||

@@ -16,8 +16,7 @@ source "$(dirname "$0")/lib-tap.sh"
 # shellcheck source=lib-serve.sh
 source "$(dirname "$0")/lib-serve.sh"
 
-make -s -C "$top/tools/runner" >"$tmp/build.log" 2>&1 ||
-	{ echo "Bail out! tools/runner does not build: $(tail -5 "$tmp/build.log")"; exit 1; }
+tap_make "$top/tools/runner"
 [ -f "$serve_client/node_modules/openai/package.json" ] ||
 	"$serve_client/setup.sh" >"$tmp/setup.log" 2>&1 ||
 	{ echo "Bail out! no openai client: tests/serve-client/setup.sh failed: $(tail -3 "$tmp/setup.log")"; exit 1; }
