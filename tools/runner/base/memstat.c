@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "memstat.h"
-#include "util.h"
+#include "base/memstat.h"
+#include "base/util.h"
 
 #define PIECES 4	/* 16-bit pieces of a 64-bit value */
 #define NVAL 3		/* weight bytes, peak RSS, load time */

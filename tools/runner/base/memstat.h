@@ -5,8 +5,8 @@
 
 #include <stdint.h>
 
-#include "allreduce.h"
-#include "model.h"
+#include "comm/allreduce.h"
+#include "model/model.h"
 
 struct tp_rank_mem {
 	uint64_t weight_bytes;	/* the model's bytes the rank holds */

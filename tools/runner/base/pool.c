@@ -10,8 +10,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "pool.h"
-#include "util.h"
+#include "base/pool.h"
+#include "base/util.h"
 
 #define TP_POOL_MAX 256
 /*

@@ -8,7 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "util.h"
+#include "base/util.h"
 
 int tp_log_rank = -1;
 int tp_verbose;

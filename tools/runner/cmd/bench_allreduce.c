@@ -24,12 +24,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench.h"
-#include "monitor.h"
-#include "rendezvous.h"
-#include "run.h"
-#include "transport.h"
-#include "util.h"
+#include "base/util.h"
+#include "cmd/bench_allreduce.h"
+#include "cmd/run.h"
+#include "comm/liveness.h"
+#include "comm/rendezvous.h"
+#include "comm/transport.h"
 
 /*
  * TPRUN_BENCH_FAULT=RANK:ITER makes RANK's sum of iteration ITER wrong

@@ -3,7 +3,7 @@
 #ifndef TPRUN_BENCH_H
 #define TPRUN_BENCH_H
 
-#include "opts.h"
+#include "cmd/opts.h"
 
 /* One rank of the benchmark; returns its exit code. Rank 0 reports. */
 int tp_bench_rank(struct tp_opts *o);

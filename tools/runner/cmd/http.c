@@ -9,10 +9,10 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "http.h"
-#include "oai.h"
-#include "rendezvous.h"
-#include "util.h"
+#include "base/util.h"
+#include "cmd/http.h"
+#include "cmd/openai.h"
+#include "comm/rendezvous.h"
 
 struct tp_http {
 	struct MHD_Daemon *d;

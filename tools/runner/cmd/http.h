@@ -13,7 +13,7 @@
 
 #include <stddef.h>
 
-#include "job.h"
+#include "cmd/job_queue.h"
 
 struct tp_http;
 

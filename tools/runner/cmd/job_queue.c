@@ -5,9 +5,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "job.h"
-#include "tok_int.h"
-#include "util.h"
+#include "base/util.h"
+#include "cmd/job_queue.h"
+#include "text/tokenizer_internal.h"
 
 static struct {
 	pthread_mutex_t lock;

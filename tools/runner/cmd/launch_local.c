@@ -21,9 +21,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "rendezvous.h"
-#include "run.h"
-#include "util.h"
+#include "base/util.h"
+#include "cmd/run.h"
+#include "comm/rendezvous.h"
 
 static volatile sig_atomic_t got_signal;
 

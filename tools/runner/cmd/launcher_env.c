@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "opts.h"
-#include "util.h"
+#include "base/util.h"
+#include "cmd/opts.h"
 
 struct env_launcher {
 	const char *name;

@@ -6,11 +6,11 @@
 #include <signal.h>
 #include <stdio.h>
 
-#include "export.h"
-#include "opts.h"
-#include "pool.h"
-#include "run.h"
-#include "util.h"
+#include "base/pool.h"
+#include "base/util.h"
+#include "cmd/opts.h"
+#include "cmd/run.h"
+#include "model/export.h"
 
 int main(int argc, char **argv)
 {

@@ -7,10 +7,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "chat.h"
-#include "oai.h"
-#include "tokenizer.h"
-#include "util.h"
+#include "base/util.h"
+#include "cmd/openai.h"
+#include "text/chat_template.h"
+#include "text/tokenizer.h"
 
 #define MAX_MESSAGES 1024
 

@@ -13,7 +13,7 @@
 
 #include <stddef.h>
 
-#include "job.h"
+#include "cmd/job_queue.h"
 
 #define TP_OAI_BODY_MAX (1 << 20)	/* bytes of a request */
 

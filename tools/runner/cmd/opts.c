@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "opts.h"
-#include "util.h"
+#include "base/util.h"
+#include "cmd/opts.h"
 
 static const char usage[] =
 "usage: tprun [options]\n"

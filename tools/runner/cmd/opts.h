@@ -5,8 +5,8 @@
 
 #include <stdint.h>
 
-#include "allreduce.h"
-#include "model.h"
+#include "comm/allreduce.h"
+#include "model/model.h"
 
 enum tp_transport { TP_TR_RDMA, TP_TR_TCP };
 

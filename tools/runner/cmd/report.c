@@ -15,11 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/pool.h"
+#include "base/util.h"
+#include "cmd/run.h"
 #include "kernels/kernels.h"
-#include "pool.h"
-#include "run.h"
-#include "tok_int.h"
-#include "util.h"
+#include "text/tokenizer_internal.h"
 
 static double prefill_tps(const struct tp_opts *o, const struct tp_result *r)
 {

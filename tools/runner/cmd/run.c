@@ -8,18 +8,18 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bench.h"
-#include "chat.h"
-#include "monitor.h"
-#include "rendezvous.h"
-#include "rng.h"
-#include "run.h"
-#include "sample.h"
-#include "serve.h"
-#include "tokenizer.h"
-#include "gguf.h"
-#include "transport.h"
-#include "util.h"
+#include "base/rng.h"
+#include "base/util.h"
+#include "cmd/bench_allreduce.h"
+#include "cmd/run.h"
+#include "cmd/serve.h"
+#include "comm/liveness.h"
+#include "comm/rendezvous.h"
+#include "comm/transport.h"
+#include "gguf/gguf.h"
+#include "text/chat_template.h"
+#include "text/sampler.h"
+#include "text/tokenizer.h"
 
 static int load(const struct tp_opts *o, int rank, int nranks,
 		struct tp_weights *w)

@@ -3,9 +3,9 @@
 #ifndef TPRUN_RUN_H
 #define TPRUN_RUN_H
 
-#include "allreduce.h"
-#include "memstat.h"
-#include "opts.h"
+#include "base/memstat.h"
+#include "cmd/opts.h"
+#include "comm/allreduce.h"
 
 struct tp_result {
 	const char *transport;	/* "rdma", "tcp", "none" */

@@ -18,17 +18,17 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "gguf.h"
-#include "http.h"
-#include "job.h"
-#include "monitor.h"
-#include "rendezvous.h"
-#include "run.h"
-#include "sample.h"
-#include "serve.h"
-#include "tokenizer.h"
-#include "transport.h"
-#include "util.h"
+#include "base/util.h"
+#include "cmd/http.h"
+#include "cmd/job_queue.h"
+#include "cmd/run.h"
+#include "cmd/serve.h"
+#include "comm/liveness.h"
+#include "comm/rendezvous.h"
+#include "comm/transport.h"
+#include "gguf/gguf.h"
+#include "text/sampler.h"
+#include "text/tokenizer.h"
 
 enum { H_CMD, H_LEN, H_MAX, H_TEMP, H_TOPP, H_SEED0, H_SEED1, H_SEED2, H_N };
 enum { CMD_IDLE = 1, CMD_JOB };

@@ -3,7 +3,7 @@
 #ifndef TPRUN_SERVE_H
 #define TPRUN_SERVE_H
 
-#include "opts.h"
+#include "cmd/opts.h"
 
 /* Runs until the process is stopped or a rank fails; the exit code. */
 int tp_serve_rank(struct tp_opts *o);

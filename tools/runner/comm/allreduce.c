@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "allreduce.h"
-#include "util.h"
+#include "base/util.h"
+#include "comm/allreduce.h"
 
 const char *tp_algo_name(enum tp_algo a)
 {

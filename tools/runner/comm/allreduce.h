@@ -34,7 +34,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model.h"
+#include "model/model.h"
 
 enum tp_algo { TP_ALGO_AUTO, TP_ALGO_MESH, TP_ALGO_RING };
 

@@ -8,8 +8,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "monitor.h"
-#include "util.h"
+#include "base/util.h"
+#include "comm/liveness.h"
 
 #define HEARTBEAT_NS 250000000u
 

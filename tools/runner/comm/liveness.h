@@ -19,7 +19,7 @@
 
 #include <stdint.h>
 
-#include "rendezvous.h"
+#include "comm/rendezvous.h"
 
 int tp_mon_start(struct tp_rdv *r, int peer_timeout_ms);
 /* 0, or -1 (reported) when a peer's tokens differ or it never said bye. */

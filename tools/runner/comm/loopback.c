@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "allreduce.h"
-#include "util.h"
+#include "base/util.h"
+#include "comm/allreduce.h"
 
 struct loop_x {
 	struct tp_xport x;

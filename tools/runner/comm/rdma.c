@@ -26,9 +26,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "rng.h"
-#include "transport.h"
-#include "util.h"
+#include "base/rng.h"
+#include "base/util.h"
+#include "comm/transport.h"
 
 /* wr_id: receives carry RECV_TAG | peer, writes peer << 1 | parity (the
  * opcode of a completion with an error status is undefined) */

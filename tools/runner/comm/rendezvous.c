@@ -16,8 +16,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "rendezvous.h"
-#include "util.h"
+#include "base/util.h"
+#include "comm/rendezvous.h"
 
 #define HS_MAGIC 0x5450524eu	/* "TPRN" */
 #define HS_VERSION 1

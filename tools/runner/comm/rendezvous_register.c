@@ -20,8 +20,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "rendezvous.h"
-#include "util.h"
+#include "base/util.h"
+#include "comm/rendezvous.h"
 
 #define REG_MAGIC 0x54505247u	/* "TPRG" */
 #define REG_VERSION 1

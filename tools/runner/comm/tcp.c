@@ -17,8 +17,8 @@
 #include <sys/socket.h>
 #include <sys/uio.h>
 
-#include "transport.h"
-#include "util.h"
+#include "base/util.h"
+#include "comm/transport.h"
 
 #define HDR_LEN 24
 #define TCP_MAGIC 0x54504152u	/* "TPAR" */

@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 
-#include "allreduce.h"
+#include "comm/allreduce.h"
 
 /*
  * RDMA: one RC QP per peer on device DEV (port IB_PORT, GID GID_INDEX or

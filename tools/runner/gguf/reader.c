@@ -15,8 +15,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "gguf.h"
-#include "tpmath.h"
+#include "gguf/gguf.h"
+#include "kernels/types.h"
 
 struct cur {
 	const unsigned char *b;

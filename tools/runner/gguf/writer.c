@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gguf.h"
-#include "util.h"
+#include "base/util.h"
+#include "gguf/gguf.h"
 
 struct wtensor {
 	char *name;

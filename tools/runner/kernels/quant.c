@@ -17,7 +17,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "quant.h"
+#include "kernels/quant.h"
 
 static float h2f(uint16_t h)
 {

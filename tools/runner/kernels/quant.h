@@ -23,7 +23,7 @@
 #ifndef TPRUN_QUANT_H
 #define TPRUN_QUANT_H
 
-#include "tpmath.h"
+#include "kernels/types.h"
 
 #define TP_QK 32
 

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "quant.h"
-#include "tpmath.h"
+#include "kernels/quant.h"
+#include "kernels/types.h"
 
 float tp_f16_table[65536];	/* filled by tp_math_init() */
 

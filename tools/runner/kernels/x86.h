@@ -12,7 +12,7 @@
 #include <immintrin.h>
 #include <string.h>
 
-#include "../quant.h"
+#include "kernels/quant.h"
 
 #define AVX2 __attribute__((target("avx2,fma,f16c")))
 /*

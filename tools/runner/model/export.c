@@ -11,12 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "export.h"
-#include "quant.h"
-#include "gguf.h"
-#include "model.h"
-#include "tokenizer.h"
-#include "util.h"
+#include "base/util.h"
+#include "gguf/gguf.h"
+#include "kernels/quant.h"
+#include "model/export.h"
+#include "model/model.h"
+#include "text/tokenizer.h"
 
 static void add(struct gguf_writer *gw, const struct tp_config *c,
 		uint64_t seed, enum tp_type want, const char *fmt, int layer,

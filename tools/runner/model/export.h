@@ -4,7 +4,7 @@
 
 #include <stdint.h>
 
-#include "model.h"
+#include "model/model.h"
 
 /*
  * Write the synthetic model (C, SEED) to PATH as GGUF, weights in TYPE.

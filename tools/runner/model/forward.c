@@ -6,11 +6,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "allreduce.h"
+#include "base/pool.h"
+#include "base/util.h"
+#include "comm/allreduce.h"
 #include "kernels/matmul.h"
-#include "model.h"
-#include "pool.h"
-#include "util.h"
+#include "model/model.h"
 
 int tp_config_check(const struct tp_config *c, int nranks, char *err,
 		    size_t errlen)

@@ -19,10 +19,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "gguf.h"
+#include "base/util.h"
+#include "gguf/gguf.h"
 #include "kernels/matmul.h"
-#include "model.h"
-#include "util.h"
+#include "model/model.h"
 
 struct gload {
 	struct gguf g;

@@ -20,7 +20,7 @@
 #ifndef TPRUN_MODEL_H
 #define TPRUN_MODEL_H
 
-#include "tpmath.h"
+#include "kernels/types.h"
 
 #define TP_MAX_RANKS 64
 

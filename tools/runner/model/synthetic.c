@@ -12,11 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/rng.h"
+#include "base/util.h"
 #include "kernels/matmul.h"
-#include "model.h"
-#include "quant.h"
-#include "rng.h"
-#include "util.h"
+#include "kernels/quant.h"
+#include "model/model.h"
 
 float tp_synth_value(const struct tp_config *c, uint64_t seed, int tensor,
 		     int layer, long row, long col)

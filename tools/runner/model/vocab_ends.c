@@ -15,11 +15,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "allreduce.h"
+#include "base/util.h"
+#include "comm/allreduce.h"
 #include "kernels/matmul.h"
-#include "model.h"
-#include "quant.h"
-#include "util.h"
+#include "kernels/quant.h"
+#include "model/model.h"
 
 void tp_split_vocab(const struct tp_config *c, int rank, int nranks,
 		    struct tp_shard *s)

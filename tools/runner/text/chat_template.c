@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "chat.h"
-#include "tokenizer.h"
-#include "util.h"
+#include "base/util.h"
+#include "text/chat_template.h"
+#include "text/tokenizer.h"
 
 static const char *const names[] = {
 	[TP_CHAT_LLAMA2] = "llama2", [TP_CHAT_LLAMA3] = "llama3",

@@ -14,7 +14,7 @@
  * approximated by ranges (punctuation, symbol, mark and emoji blocks are
  * not letters; everything else is).
  */
-#include "tok_int.h"
+#include "text/tokenizer_internal.h"
 
 int tp_utf8_seq_len(unsigned char c)
 {

@@ -3,9 +3,9 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "rng.h"
-#include "sample.h"
-#include "util.h"
+#include "base/rng.h"
+#include "base/util.h"
+#include "text/sampler.h"
 
 void tp_sampler_init(struct tp_sampler *s, int vocab, float temperature,
 		     float top_p, uint64_t seed)

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tok_int.h"
-#include "util.h"
+#include "base/util.h"
+#include "text/tokenizer_internal.h"
 
 struct ids {
 	int *v;

@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gguf.h"
-#include "tok_int.h"
-#include "util.h"
+#include "base/util.h"
+#include "gguf/gguf.h"
+#include "text/tokenizer_internal.h"
 
 static int bad(char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

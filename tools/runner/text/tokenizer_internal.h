@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "tokenizer.h"
+#include "text/tokenizer.h"
 
 /* piece -> id, or -1 */
 int tp_map_get(const struct tp_strmap *m, const char *k, size_t len);

@@ -15,9 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gguf.h"
-#include "tok_int.h"
-#include "util.h"
+#include "base/util.h"
+#include "gguf/gguf.h"
+#include "text/tokenizer_internal.h"
 
 static const char *const words[] = {
 	"the", "of", "and", "to", "in", "is", "was", "that", "for", "it",
