@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "gguf/gguf.h"
+#include "kernels/float16.h"
 #include "model/export.h"
 #include "model/model.h"
 #include "tap.h"

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "base/pool.h"
+#include "kernels/float16.h"
 #include "kernels/kernels.h"
 #include "kernels/matmul.h"
 #include "kernels/quant.h"

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernels/float16.h"
 #include "kernels/quant.h"
 #include "tap.h"
 

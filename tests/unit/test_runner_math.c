@@ -3,9 +3,11 @@
 #include <math.h>
 #include <stdint.h>
 
+#include "kernels/float16.h"
 #include "kernels/kernels.h"
 #include "kernels/matmul.h"
 #include "kernels/types.h"
+#include "kernels/vector.h"
 #include "tap.h"
 
 static uint64_t rs = 12345;

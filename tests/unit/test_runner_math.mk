@@ -3,8 +3,8 @@
 RUNNER_DIR := $(TOP)/tools/runner
 test_runner_math_SRCS := $(addprefix $(RUNNER_DIR)/, \
 	base/pool.c base/util.c \
-	kernels/vector.c kernels/quant.c kernels/matmul.c \
-	kernels/dispatch.c kernels/act.c kernels/generic.c kernels/avx2.c \
-	kernels/avx512.c)
+	kernels/float16.c kernels/types.c kernels/vector.c \
+	kernels/quant.c kernels/matmul.c kernels/dispatch.c kernels/act.c \
+	kernels/generic.c kernels/avx2.c kernels/avx512.c)
 test_runner_math_CFLAGS := -I$(RUNNER_DIR) -ffp-contract=off -D_GNU_SOURCE -pthread
 test_runner_math_LDLIBS := -lm -pthread

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "comm/allreduce.h"
+#include "kernels/float16.h"
 #include "model/export.h"
 #include "model/model.h"
 #include "tap.h"

@@ -4,9 +4,9 @@
 RUNNER_DIR := $(TOP)/tools/runner
 test_runner_model_SRCS := $(addprefix $(RUNNER_DIR)/, \
 	base/util.c base/pool.c \
-	kernels/vector.c kernels/quant.c kernels/matmul.c \
-	kernels/dispatch.c kernels/act.c kernels/generic.c kernels/avx2.c \
-	kernels/avx512.c \
+	kernels/float16.c kernels/types.c kernels/vector.c \
+	kernels/quant.c kernels/matmul.c kernels/dispatch.c kernels/act.c \
+	kernels/generic.c kernels/avx2.c kernels/avx512.c \
 	comm/allreduce.c comm/loopback.c \
 	gguf/reader.c gguf/writer.c \
 	text/sampler.c text/tokenizer.c text/tokenizer_gguf.c \

@@ -4,7 +4,8 @@
 RUNNER_DIR := $(TOP)/tools/runner
 test_runner_oai_SRCS := $(addprefix $(RUNNER_DIR)/, \
 	base/util.c \
-	kernels/vector.c kernels/quant.c \
+	kernels/float16.c kernels/types.c kernels/vector.c \
+	kernels/quant.c \
 	gguf/reader.c gguf/writer.c \
 	text/chat_template.c text/tokenizer.c text/tokenizer_gguf.c \
 	text/pretokenizer.c text/tokenizer_synth.c \

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "kernels/float16.h"
 #include "kernels/matmul.h"
 #include "kernels/quant.h"
 #include "tap.h"

@@ -10,6 +10,7 @@
 #include "base/util.h"
 #include "cmd/opts.h"
 #include "cmd/run.h"
+#include "kernels/float16.h"
 #include "model/export.h"
 
 int main(int argc, char **argv)

@@ -8,6 +8,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "kernels/float16.h"
 #include "kernels/kernels.h"
 #include "kernels/quant.h"
 

@@ -17,6 +17,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "kernels/float16.h"
 #include "kernels/quant.h"
 
 static float h2f(uint16_t h)

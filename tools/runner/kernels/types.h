@@ -1,15 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * tprun's math kernels: number formats (F16, BF16, Q8_0), the
- * matrix-vector product on typed weight rows, RMSNorm, rotary position
- * embedding, softmax and SwiGLU.
- *
- * Every kernel is deterministic: a given input produces the same bits
- * every time, whatever the batch size, because each output element is
- * computed by one fixed sequence of float operations (see tp_dot()).
+ * Tensor element types as GGUF numbers them, their sizes, rows of them
+ * to and from floats (types.c), and the typed matrix view the model's
+ * weights are made of. The block layouts of the quantised types are in
+ * quant.h, the 16-bit floats in float16.h.
  */
-#ifndef TPRUN_TPMATH_H
-#define TPRUN_TPMATH_H
+#ifndef TPRUN_KERNELS_TYPES_H
+#define TPRUN_KERNELS_TYPES_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -38,16 +35,6 @@ struct tp_block_q8_0 {
 };
 
 _Static_assert(sizeof(struct tp_block_q8_0) == 34, "Q8_0 block is 34 bytes");
-
-/* Call once before the other functions (fills the F16 table). */
-void tp_math_init(void);
-
-float tp_f16_to_f32(uint16_t h);
-/* Every F16 value as float, by its bits: the fast tp_f16_to_f32. */
-extern float tp_f16_table[65536];
-uint16_t tp_f32_to_f16(float f);	/* round to nearest even */
-float tp_bf16_to_f32(uint16_t h);
-uint16_t tp_f32_to_bf16(float f);	/* round to nearest even */
 
 /* N must be a multiple of 32. Quantisation is GGML's (scale max|x|/127). */
 void tp_quantize_q8_0(const float *x, struct tp_block_q8_0 *y, size_t n);
@@ -85,40 +72,4 @@ static inline const void *tp_mat_row(const struct tp_mat *m, int i)
 	return (const char *)m->data + (size_t)i * m->stride;
 }
 
-/* The dot product of a typed row and N floats. */
-float tp_dot(enum tp_type t, const void *row, const float *x, int n);
-float tp_dot_f32(const float *a, const float *b, int n);
-
-/* The matrix product the model uses is tp_matmul() (kernels/matmul.h). */
-
-/* out = x / sqrt(mean(x^2) + eps) * w (out may be x). */
-void tp_rmsnorm(float *out, const float *x, const float *w, int n, float eps);
-
-/*
- * Rotary position embedding, GGML's "normal" mode used by the llama
- * architecture: adjacent pairs (v[2i], v[2i+1]) of the first ROT_DIM
- * elements of each head rotate by pos * base^(-2i/rot_dim).
- * tp_rope_table() fills cs[2i] = cos, cs[2i+1] = sin for one position.
- */
-void tp_rope_table(float *cs, int rot_dim, int pos, float base);
-void tp_rope_apply(float *v, int nheads, int head_dim, int rot_dim,
-		   const float *cs);
-/*
- * The same with llama.cpp's linear scaling and frequency factors: pair i
- * rotates by pos * SCALE * base^(-2i/rot_dim) / FREQS[i] (SCALE 0 means
- * 1; FREQS may be NULL).
- */
-void tp_rope_table_ext(float *cs, int rot_dim, int pos, float base,
-		       float scale, const float *freqs);
-/* GGML's "neox" mode (Qwen2): v[i] pairs with v[i + rot_dim/2]. */
-void tp_rope_apply_neox(float *v, int nheads, int head_dim, int rot_dim,
-			const float *cs);
-
-/* In place, numerically stable (subtracts the maximum). */
-void tp_softmax(float *x, int n);
-
-float tp_silu(float x);
-/* g[i] = silu(g[i]) * u[i] */
-void tp_swiglu(float *g, const float *u, int n);
-
-#endif /* TPRUN_TPMATH_H */
+#endif /* TPRUN_KERNELS_TYPES_H */

@@ -10,6 +10,7 @@
 #include "base/util.h"
 #include "comm/allreduce.h"
 #include "kernels/matmul.h"
+#include "kernels/vector.h"
 #include "model/model.h"
 
 int tp_config_check(const struct tp_config *c, int nranks, char *err,
