@@ -1,26 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
-/* What each rank holds in memory, for the report (memstat.c). */
+/* This process's memory, as the kernel counts it (memstat.c). */
 #ifndef TPRUN_MEMSTAT_H
 #define TPRUN_MEMSTAT_H
 
 #include <stdint.h>
 
-#include "comm/allreduce.h"
-#include "model/model.h"
-
-struct tp_rank_mem {
-	uint64_t weight_bytes;	/* the model's bytes the rank holds */
-	uint64_t peak_rss;	/* its peak resident set (VmHWM) */
-	double load_s;		/* how long it took to load them */
-};
-
 /* This process's peak resident set in bytes (0 if unknown). */
 uint64_t tp_peak_rss(void);
-/*
- * Every rank's figures into OUT[nranks], on every rank (AR NULL: one
- * rank). A collective: all ranks call it at the same point. 0, or -1.
- */
-int tp_gather_memory(struct tp_ar *ar, const struct tp_weights *w,
-		     struct tp_rank_mem *out);
 
 #endif /* TPRUN_MEMSTAT_H */

@@ -3,8 +3,8 @@
 #ifndef TPRUN_RUN_H
 #define TPRUN_RUN_H
 
-#include "base/memstat.h"
 #include "cmd/opts.h"
+#include "cmd/rank_memory.h"
 #include "comm/allreduce.h"
 
 struct tp_result {

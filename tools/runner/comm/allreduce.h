@@ -34,7 +34,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model/model.h"
+/* The most ranks tprun runs (the size of every per-rank array). */
+#define TP_MAX_RANKS 64
 
 enum tp_algo { TP_ALGO_AUTO, TP_ALGO_MESH, TP_ALGO_RING };
 
@@ -136,7 +137,7 @@ void tp_ring_chunk(size_t n, int nranks, int i, size_t *off, size_t *len);
 /* Percentile P (0..100, nearest rank) of the samples; 0 if none. */
 double tp_percentile(const double *v, size_t n, double p);
 
-/* In-process transport over threads (ar_loop.c), for the unit tests. */
+/* In-process transport over threads (loopback.c), for the unit tests. */
 struct tp_loop;
 struct tp_loop *tp_loop_new(int nranks, size_t sbuf_bytes, size_t rbuf_bytes);
 struct tp_xport *tp_loop_xport(struct tp_loop *l, int rank);

@@ -3,7 +3,7 @@
  * Rendezvous over TCP: rank R listens on the port of entry R of the peer
  * list and connects to every lower rank; every pair gets two connections,
  * "control" (handshake, exchange of QP addresses, then heartbeats: see
- * monitor.c) and "data" (the TCP all-reduce transport). The handshake
+ * liveness.c) and "data" (the TCP all-reduce transport). The handshake
  * carries the ranks, the number of ranks and a hash of the configuration
  * (model, flags), so ranks started with different options refuse to run
  * together instead of producing garbage.
@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model/model.h"
+#include "comm/allreduce.h"
 
 struct tp_peer_addr {
 	char host[256];
@@ -58,8 +58,8 @@ int tp_sock_port(int fd);
 int tp_wait_fd(int fd, short ev, uint64_t deadline);
 
 /*
- * --rendezvous HOST:PORT (rendezvous_addr.c): the ranks learn each other's
- * endpoints from one address. Rank 0 listens there; every other rank
+ * --rendezvous HOST:PORT (rendezvous_register.c): the ranks learn each
+ * other's endpoints from one address. Rank 0 listens there; every other rank
  * opens its own listening socket (a port the kernel picks), registers it
  * with rank 0 and receives the list of all, in --peers syntax. Rank 0
  * checks that every rank has the same world size and model file (size

@@ -20,9 +20,8 @@
 #ifndef TPRUN_MODEL_H
 #define TPRUN_MODEL_H
 
+#include "comm/allreduce.h"
 #include "kernels/types.h"
-
-#define TP_MAX_RANKS 64
 
 struct tp_config {
 	int dim;	/* model width (embedding length) */
