@@ -26,7 +26,7 @@
 
 #include "base/util.h"
 #include "cmd/bench_allreduce.h"
-#include "cmd/run.h"
+#include "cmd/connect.h"
 #include "comm/liveness.h"
 #include "comm/rendezvous.h"
 #include "comm/transport.h"

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
-/* --bench-allreduce: the all-reduce alone, per message size (bench.c). */
+/* --bench-allreduce: the all-reduce alone, per message size. */
 #ifndef TPRUN_BENCH_H
 #define TPRUN_BENCH_H
 

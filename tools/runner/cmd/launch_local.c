@@ -7,7 +7,7 @@
  * rendezvous and the TCP transport then cross the same link as RDMA,
  * forks one process per rank with its socket and the peer list, and
  * waits. Rank 0 prints the report. When a rank fails, the others notice
- * by themselves (monitor.c); any still running 10 s later are killed.
+ * by themselves (comm/liveness.c); any still running 10 s later are killed.
  * The exit code is 0 only if every rank exited 0.
  */
 #include <arpa/inet.h>
@@ -22,7 +22,8 @@
 #include <unistd.h>
 
 #include "base/util.h"
-#include "cmd/run.h"
+#include "cmd/launch_local.h"
+#include "cmd/rank.h"
 #include "comm/rendezvous.h"
 
 static volatile sig_atomic_t got_signal;

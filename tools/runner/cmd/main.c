@@ -8,8 +8,9 @@
 
 #include "base/pool.h"
 #include "base/util.h"
+#include "cmd/launch_local.h"
 #include "cmd/opts.h"
-#include "cmd/run.h"
+#include "cmd/rank.h"
 #include "kernels/float16.h"
 #include "model/export.h"
 

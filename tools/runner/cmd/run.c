@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * One rank: load its shard, meet the others, connect the transport,
- * generate, (optionally) run the baselines, say bye, report (rank 0).
+ * tprun's default command, on one rank: load its shard, connect to the
+ * others, generate, (optionally) run the baselines, say bye, report
+ * (rank 0).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,9 +11,8 @@
 
 #include "base/rng.h"
 #include "base/util.h"
-#include "cmd/bench_allreduce.h"
+#include "cmd/connect.h"
 #include "cmd/run.h"
-#include "cmd/serve.h"
 #include "comm/liveness.h"
 #include "comm/rendezvous.h"
 #include "comm/transport.h"
@@ -268,147 +268,18 @@ static uint64_t token_hash(const struct tp_result *r)
 	return h;
 }
 
-/* More ranks on this machine than it has CPUs. */
-int tp_oversubscribed(const struct tp_opts *o)
-{
-	int here = o->local ? o->nranks : o->local_size ? o->local_size : 1;
-
-	return here > sysconf(_SC_NPROCESSORS_ONLN);
-}
-
-/*
- * --rendezvous: learn the other ranks' endpoints (o->peers) and get our
- * listening socket, checking world size and model file on the way.
- */
-static int meet_at_rendezvous(struct tp_opts *o)
-{
-	struct tp_rdv_reg q = {
-		.addr = o->rendezvous, .listen_host = o->listen_host,
-		.rank = o->rank, .nranks = o->nranks,
-		.timeout_ms = o->connect_timeout_ms,
-	};
-	char err[600];
-
-	if (o->model && gguf_fingerprint(o->model, &q.model_size,
-					 &q.model_hash, err, sizeof(err))) {
-		tp_err("%s", err);
-		return -1;
-	}
-	return tp_rdv_register(&q, &o->peers, &o->listen_fd);
-}
-
-int tp_spin_us(const struct tp_opts *o)
-{
-	if (o->spin_us >= 0)
-		return o->spin_us;
-	return tp_oversubscribed(o) ? 0 : 1000;
-}
-
-int tp_connect_ranks(struct tp_opts *o, uint64_t hash, size_t max_floats,
-		     struct tp_rdv *rdv, struct tp_xport **rdma,
-		     struct tp_xport **tcp)
-{
-	struct tp_peer_addr *peers;
-	int me = o->rank, N = o->nranks, lfd = o->listen_fd, p, n;
-	size_t sb, rb;
-	char err[300];
-
-	peers = tp_calloc(TP_MAX_RANKS, sizeof(*peers));
-	n = tp_parse_peers(o->peers, peers, TP_MAX_RANKS, err, sizeof(err));
-	if (n != N) {
-		tp_err("%s", n < 0 ? err : "--peers must list every rank");
-		goto fail;
-	}
-	if (lfd < 0) {
-		lfd = tp_listen(o->listen_host, peers[me].port, err,
-				sizeof(err));
-		if (lfd < 0) {
-			tp_err("%s", err);
-			goto fail;
-		}
-	}
-	tp_info("rendezvous: %d ranks, listening on port %s", N,
-		peers[me].port);
-	p = tp_rdv_connect(rdv, me, N, peers, lfd, hash,
-			   o->connect_timeout_ms);
-	close(lfd);
-	o->listen_fd = -1;
-	if (p)
-		goto fail;
-	tp_ar_sizes(N, o->algo, max_floats, &sb, &rb);
-	if (o->transport == TP_TR_RDMA) {
-		*rdma = tp_rdma_new(o->device, o->ib_port, o->gid_index, me, N,
-				    sb, rb, tp_spin_us(o), tp_oversubscribed(o),
-				    o->timeout_ms);
-		if (!*rdma)
-			goto fail;
-		tp_info("RDMA on %s", tp_rdma_describe(*rdma));
-		for (p = 0; p < N; p++) {
-			unsigned char out[TP_RDMA_INFO_LEN], in[TP_RDMA_INFO_LEN];
-
-			if (p == me)
-				continue;
-			tp_rdma_info(*rdma, p, out);
-			if (tp_rdv_xchg(rdv, p, out, in, sizeof(out),
-					o->connect_timeout_ms) ||
-			    tp_rdma_connect(*rdma, p, in))
-				goto fail;
-		}
-		/* nobody writes before every QP is ready to receive */
-		if (tp_rdv_barrier(rdv, o->connect_timeout_ms))
-			goto fail;
-	}
-	if (o->transport == TP_TR_TCP || o->compare)
-		*tcp = tp_tcp_new(rdv->data, (const char (*)[280])rdv->name, me,
-				  N, sb, rb, o->tcp_spin_us, o->timeout_ms);
-	if (tp_mon_start(rdv, o->peer_timeout_ms))
-		goto fail;
-	free(peers);
-	return 0;
-fail:
-	free(peers);
-	return -1;
-}
-
-void tp_disconnect_ranks(struct tp_rdv *rdv, struct tp_xport *rdma,
-			 struct tp_xport *tcp)
-{
-	if (rdma)
-		rdma->ops->destroy(rdma);
-	if (tcp)
-		tcp->ops->destroy(tcp);
-	tp_rdv_close(rdv);
-}
-
-int tp_rank_main(struct tp_opts *o)
+int tp_run_rank(struct tp_opts *o)
 {
 	struct tp_result res = { 0 }, tcp = { 0 }, one = { 0 };
 	struct tp_xport *xr = NULL, *xt = NULL;
 	struct tp_weights w, w1;
 	struct tp_rdv rdv;
-	int N = o->nranks, me = o->rank < 0 ? 0 : o->rank;
+	int N = o->nranks, me = o->rank;
 	int *prompt = NULL, ret = TP_EXIT_FAIL, multi = N > 1;
 	int have_w1 = 0, batch, stream;
 	struct tp_tok tok, *tokp = NULL;
 
 	memset(&rdv, 0, sizeof(rdv));
-	o->rank = me;
-	if (multi)
-		tp_log_rank = me;
-	/* under a launcher the ranks of one host share its device list */
-	if (tp_opts_device(o, o->local_rank >= 0 ? o->local_rank : me,
-			   o->device, sizeof(o->device))) {
-		tp_err("--devices %s has no device for %srank %d", o->devices,
-		       o->local_rank >= 0 ? "local " : "",
-		       o->local_rank >= 0 ? o->local_rank : me);
-		return TP_EXIT_USAGE;
-	}
-	if (multi && o->rendezvous && meet_at_rendezvous(o))
-		return TP_EXIT_FAIL;
-	if (o->bench_ar)
-		return tp_bench_rank(o);
-	if (o->serve)
-		return tp_serve_rank(o);
 	if (load(o, me, N, &w))
 		return TP_EXIT_FAIL;
 	tp_info("loaded %.1f MiB of weights in %.3f s", w.owned_bytes / 1048576.0,

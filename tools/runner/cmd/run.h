@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
-/* One rank's whole run, and what it measured. */
+/* Generation on one rank (run.c), what it measured, and its report. */
 #ifndef TPRUN_RUN_H
 #define TPRUN_RUN_H
 
@@ -21,31 +21,11 @@ struct tp_result {
 	struct tp_rank_mem *mem;	/* nranks: what each rank holds */
 };
 
-/* Everything a rank does; returns its exit code. */
-int tp_rank_main(struct tp_opts *o);
-
-struct tp_rdv;
-struct tp_xport;
 /*
- * Rendezvous with the other ranks (HASH: the configuration they must
- * share), then the transport of o->transport with buffers for all-reduces
- * of up to MAX_FLOATS floats (*RDMA, and *TCP for --transport tcp or
- * --compare), then the monitor. 0, or -1 (reported).
+ * tprun's default command on one rank (the rank is known, see rank.c):
+ * load, connect, generate, report. Returns its exit code.
  */
-int tp_connect_ranks(struct tp_opts *o, uint64_t hash, size_t max_floats,
-		     struct tp_rdv *rdv, struct tp_xport **rdma,
-		     struct tp_xport **tcp);
-/* The transports (either may be NULL) and the rendezvous' connections,
- * after a run that ended well (an aborted one leaves them to exit()). */
-void tp_disconnect_ranks(struct tp_rdv *rdv, struct tp_xport *rdma,
-			 struct tp_xport *tcp);
-/* How long an RDMA wait busy-polls before it sleeps (--spin-us, auto). */
-int tp_spin_us(const struct tp_opts *o);
-/* More ranks on this machine than CPUs: a spinning wait yields the CPU. */
-int tp_oversubscribed(const struct tp_opts *o);
-
-/* The local launcher (launch.c): forks N ranks, returns the exit code. */
-int tp_launch_local(struct tp_opts *o);
+int tp_run_rank(struct tp_opts *o);
 
 /* Report (report.c): table or JSON on stdout. TCP/ONE may be NULL. */
 void tp_report(const struct tp_opts *o, const struct tp_weights *w,

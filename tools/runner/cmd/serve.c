@@ -19,9 +19,9 @@
 #include <unistd.h>
 
 #include "base/util.h"
+#include "cmd/connect.h"
 #include "cmd/http.h"
 #include "cmd/job_queue.h"
-#include "cmd/run.h"
 #include "cmd/serve.h"
 #include "comm/liveness.h"
 #include "comm/rendezvous.h"
