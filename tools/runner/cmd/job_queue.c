@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* tprun serve's job queue; see job.h. */
+/* tprun serve's job queue; see job_queue.h. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,7 +7,7 @@
 
 #include "base/util.h"
 #include "cmd/job_queue.h"
-#include "text/tokenizer_internal.h"
+#include "text/utf8.h"
 
 static struct {
 	pthread_mutex_t lock;

@@ -19,7 +19,7 @@
 #include "base/util.h"
 #include "cmd/run.h"
 #include "kernels/kernels.h"
-#include "text/tokenizer_internal.h"
+#include "text/utf8.h"
 
 static double prefill_tps(const struct tp_opts *o, const struct tp_result *r)
 {
