@@ -1,10 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* The forward pass of one rank's shard; see model.h. */
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "base/pool.h"
 #include "base/util.h"
@@ -12,133 +10,6 @@
 #include "kernels/matmul.h"
 #include "kernels/vector.h"
 #include "model/model.h"
-
-int tp_config_check(const struct tp_config *c, int nranks, char *err,
-		    size_t errlen)
-{
-	const char *why = NULL;
-
-	if (c->dim <= 0 || c->layers <= 0 || c->heads <= 0 ||
-	    c->kv_heads <= 0 || c->ffn <= 0 || c->vocab <= 0 ||
-	    c->head_dim <= 0)
-		why = "every dimension must be positive";
-	else if (c->dim > (1 << 20) || c->ffn > (1 << 22) ||
-		 c->vocab > (1 << 24) || c->layers > 4096 ||
-		 c->heads > 4096 || c->head_dim > 4096)
-		why = "a dimension is implausibly large";
-	else if (c->heads % c->kv_heads)
-		why = "heads must be a multiple of kv-heads";
-	else if (c->head_dim % 2 || c->rot_dim % 2 || c->rot_dim <= 0 ||
-		 c->rot_dim > c->head_dim)
-		why = "head and rotary dimensions must be even, rotary <= head";
-	else if (!(c->eps > 0) || !(c->rope_base > 0))
-		why = "eps and rope base must be positive";
-	else if (nranks < 1 || nranks > TP_MAX_RANKS)
-		why = "ranks must be 1..64";
-	else if (nranks > c->heads)
-		why = "more ranks than attention heads";
-	else if (nranks > c->ffn)
-		why = "more ranks than MLP columns";
-	if (!why)
-		return 0;
-	snprintf(err, errlen,
-		 "model dim %d layers %d heads %d kv-heads %d head-dim %d ffn %d vocab %d on %d ranks: %s",
-		 c->dim, c->layers, c->heads, c->kv_heads, c->head_dim, c->ffn,
-		 c->vocab, nranks, why);
-	return -1;
-}
-
-void tp_split(long total, int parts, int i, long *begin, long *end)
-{
-	*begin = total * i / parts;
-	*end = total * (i + 1) / parts;
-}
-
-void tp_shard_plan(const struct tp_config *c, int rank, int nranks,
-		   struct tp_shard *s)
-{
-	tp_shard_plan_unit(c, rank, nranks, 32, s);
-}
-
-void tp_shard_plan_unit(const struct tp_config *c, int rank, int nranks,
-			int unit, struct tp_shard *s)
-{
-	int group = c->heads / c->kv_heads;
-	long b, e;
-
-	if (unit < 32 || c->ffn % unit || c->ffn / unit < nranks)
-		unit = c->ffn % 32 == 0 && c->ffn / 32 >= nranks ? 32 : 1;
-
-	s->rank = rank;
-	s->nranks = nranks;
-	tp_split(c->heads, nranks, rank, &b, &e);
-	s->q0 = (int)b;
-	s->q1 = (int)e;
-	s->kv0 = s->q0 / group;
-	s->kv1 = (s->q1 - 1) / group + 1;
-	tp_split(c->ffn / unit, nranks, rank, &b, &e);
-	s->f0 = (int)b * unit;
-	s->f1 = (int)e * unit;
-}
-
-void *tp_weights_alloc(struct tp_weights *w, size_t bytes)
-{
-	void *p;
-
-	if (w->nowned == w->capowned) {
-		w->capowned = w->capowned ? 2 * w->capowned : 64;
-		w->owned = realloc(w->owned, sizeof(*w->owned) * w->capowned);
-		if (!w->owned)
-			tp_die("out of memory");
-	}
-	p = tp_alloc_pages(bytes);
-	w->owned[w->nowned++] = p;
-	w->owned_bytes += bytes;
-	return p;
-}
-
-void tp_weights_free(struct tp_weights *w)
-{
-	int i;
-
-	for (i = 0; i < w->nowned; i++)
-		free(w->owned[i]);
-	free(w->owned);
-	free(w->layer);
-	if (w->embd.fd > 0)
-		close(w->embd.fd);
-	memset(w, 0, sizeof(*w));
-}
-
-void tp_mat_shard(struct tp_weights *w, const struct tp_mat *full, int r0,
-		  int r1, int c0, int c1, struct tp_mat *out)
-{
-	int blk = tp_type_block(full->type), i;
-	float *tmp, *dst;
-
-	out->rows = r1 - r0;
-	out->cols = c1 - c0;
-	if (c0 % blk == 0 && (c1 - c0) % blk == 0) {
-		out->type = full->type;
-		out->stride = full->stride;
-		out->data = (const char *)tp_mat_row(full, r0) +
-			    tp_type_bytes(full->type, (size_t)c0);
-		return;
-	}
-	/* Not on a block boundary: this shard becomes F32. */
-	tmp = tp_calloc((size_t)full->cols, sizeof(float));
-	dst = tp_weights_alloc(w, (size_t)out->rows * out->cols * sizeof(float));
-	for (i = r0; i < r1; i++) {
-		tp_row_to_f32(full->type, tp_mat_row(full, i), tmp,
-			      (size_t)full->cols);
-		memcpy(dst + (size_t)(i - r0) * out->cols, tmp + c0,
-		       (size_t)out->cols * sizeof(float));
-	}
-	free(tmp);
-	out->type = TP_F32;
-	out->stride = (size_t)out->cols * sizeof(float);
-	out->data = dst;
-}
 
 int tp_model_init(struct tp_model *m, const struct tp_weights *w, int ctx,
 		  int max_batch)

@@ -21,16 +21,6 @@
 #include "kernels/quant.h"
 #include "model/model.h"
 
-void tp_split_vocab(const struct tp_config *c, int rank, int nranks,
-		    struct tp_shard *s)
-{
-	long b, e;
-
-	tp_split(c->vocab, nranks, rank, &b, &e);
-	s->v0 = (int)b;
-	s->v1 = (int)e;
-}
-
 /* A synthetic embedding row: as weights_synth.c would have stored it. */
 static void synth_row(const struct tp_weights *w, int token, void *row,
 		      float *out)
