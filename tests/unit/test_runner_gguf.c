@@ -14,7 +14,7 @@
 
 #include "gguf/gguf.h"
 #include "kernels/float16.h"
-#include "model/export.h"
+#include "model/arch/registry.h"
 #include "model/model.h"
 #include "tap.h"
 

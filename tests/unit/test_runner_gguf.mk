@@ -10,7 +10,9 @@ test_runner_gguf_SRCS := $(addprefix $(RUNNER_DIR)/, \
 	gguf/reader.c gguf/writer.c \
 	text/tokenizer.c text/tokenizer_gguf.c text/pretokenizer.c \
 	text/utf8.c text/tokenizer_synth.c \
-	model/shard.c model/weights.c model/forward.c model/load_gguf.c \
-	model/synthetic.c model/vocab_ends.c model/export.c)
+	model/shard.c model/weights.c model/residual.c model/attention.c \
+	model/ffn.c model/forward.c model/load_gguf.c model/synthetic.c \
+	model/vocab_ends.c model/export.c \
+	model/arch/llama.c model/arch/qwen2.c model/arch/registry.c)
 test_runner_gguf_CFLAGS := -I$(RUNNER_DIR) -ffp-contract=off -D_GNU_SOURCE -pthread
 test_runner_gguf_LDLIBS := -lm -pthread

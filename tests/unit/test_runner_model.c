@@ -19,8 +19,9 @@
 
 #include "comm/allreduce.h"
 #include "kernels/float16.h"
-#include "model/export.h"
+#include "model/arch/registry.h"
 #include "model/model.h"
+#include "model/synthetic.h"
 #include "tap.h"
 #include "text/sampler.h"
 

@@ -12,7 +12,7 @@
 #include "cmd/opts.h"
 #include "cmd/rank.h"
 #include "kernels/float16.h"
-#include "model/export.h"
+#include "model/arch/registry.h"
 
 int main(int argc, char **argv)
 {

@@ -17,6 +17,7 @@
 #include "comm/rendezvous.h"
 #include "comm/transport.h"
 #include "gguf/gguf.h"
+#include "model/arch/registry.h"
 #include "text/chat_template.h"
 #include "text/sampler.h"
 #include "text/tokenizer.h"

@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* The forward pass of one rank's shard; see model.h. */
-#include <math.h>
+/*
+ * The forward pass of one rank's shard: the model's working memory (KV
+ * cache, activations), and a batch of tokens from their embedding rows
+ * through every layer, as its architecture runs it, to the logits. See
+ * model.h.
+ */
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/pool.h"
 #include "base/util.h"
-#include "comm/allreduce.h"
-#include "kernels/matmul.h"
 #include "kernels/vector.h"
+#include "model/arch.h"
 #include "model/model.h"
 
 int tp_model_init(struct tp_model *m, const struct tp_weights *w, int ctx,
@@ -63,112 +66,12 @@ void tp_model_free(struct tp_model *m)
 	memset(m, 0, sizeof(*m));
 }
 
-/* Attention of one query head of token T (at position POS). */
-static void attend_head(struct tp_model *m, int l, int t, int pos, int h,
-			float *scores)
-{
-	const struct tp_config *c = &m->cfg;
-	int hd = c->head_dim, group = c->heads / c->kv_heads;
-	size_t kvd = (size_t)m->nkv * hd;
-	const float *kl = m->kcache + (size_t)l * m->ctx * kvd;
-	const float *vl = m->vcache + (size_t)l * m->ctx * kvd;
-	float scale = 1.0f / sqrtf((float)hd);
-	int kvh = (m->w->sh.q0 + h) / group - m->w->sh.kv0;
-	const float *qh = m->q + ((size_t)t * m->nq + h) * hd;
-	float *out = m->att + ((size_t)t * m->nq + h) * hd;
-	int p, i;
-
-	for (p = 0; p <= pos; p++)
-		scores[p] = tp_dot_f32(qh, kl + p * kvd + kvh * hd, hd) * scale;
-	tp_softmax(scores, pos + 1);
-	memset(out, 0, hd * sizeof(float));
-	for (p = 0; p <= pos; p++) {
-		const float *vp = vl + p * kvd + kvh * hd;
-		float s = scores[p];
-
-		for (i = 0; i < hd; i++)
-			out[i] += s * vp[i];
-	}
-}
-
-struct attn_job {
-	struct tp_model *m;
-	int l, n, pos;
-};
-
-/* The (token, head) pairs of a batch, split over the compute threads. */
-static void attention_part(void *arg, int part, int nparts)
-{
-	const struct attn_job *j = arg;
-	int nq = j->m->nq;
-	float *scores = j->m->scores + (size_t)part * j->m->ctx;
-	long b, e, k;
-
-	tp_split((long)j->n * nq, nparts, part, &b, &e);
-	for (k = b; k < e; k++) {
-		int t = (int)(k / nq), h = (int)(k % nq);
-
-		attend_head(j->m, j->l, t, j->pos + t, h, scores);
-	}
-}
-
-static void attention(struct tp_model *m, int l, int n, int pos)
-{
-	struct attn_job j = { .m = m, .l = l, .n = n, .pos = pos };
-
-	tp_pool_run(attention_part, &j);
-}
-
-/*
- * The row-parallel products (attention output, MLP down projection) are
- * built straight into the all-reduce's send buffer when it has room
- * (no copy), else into m->part.
- */
-static float *part_buf(struct tp_model *m, struct tp_ar *ar, int n)
-{
-	float *p = ar ? tp_ar_input(ar, (size_t)n * m->cfg.dim) : NULL;
-
-	return p ? p : m->part;
-}
-
-/* The residual: x += the sum of every rank's PART. */
-static int reduce_add(struct tp_model *m, struct tp_ar *ar, float *part,
-		      int n)
-{
-	size_t i, len = (size_t)n * m->cfg.dim;
-
-	if (ar)
-		return tp_allreduce_add(ar, part, m->x, len);
-	for (i = 0; i < len; i++)
-		m->x[i] += part[i];
-	return 0;
-}
-
-/* Qwen2: q, k, v += their biases (this rank's rows) for N tokens. */
-static void add_bias(struct tp_model *m, const struct tp_layer *L, int n)
-{
-	size_t qd = (size_t)m->nq * m->cfg.head_dim;
-	size_t kvd = (size_t)m->nkv * m->cfg.head_dim, i;
-	int t;
-
-	for (t = 0; t < n; t++) {
-		for (i = 0; i < qd; i++)
-			m->q[t * qd + i] += L->bq[i];
-		for (i = 0; i < kvd; i++) {
-			m->k[t * kvd + i] += L->bk[i];
-			m->v[t * kvd + i] += L->bv[i];
-		}
-	}
-}
-
 int tp_forward(struct tp_model *m, const int *tokens, int n, int pos,
 	       struct tp_ar *ar)
 {
 	const struct tp_weights *w = m->w;
 	const struct tp_config *c = &m->cfg;
-	int dim = c->dim, hd = c->head_dim, l, t;
-	size_t qd = (size_t)m->nq * hd, kvd = (size_t)m->nkv * hd;
-	float *part;
+	int dim = c->dim, l, t;
 
 	if (n < 1 || n > m->max_batch || pos < 0 || pos + n > m->ctx) {
 		tp_err("forward of %d tokens at %d: outside the batch (%d) or context (%d)",
@@ -184,57 +87,9 @@ int tp_forward(struct tp_model *m, const int *tokens, int n, int pos,
 		if (tp_embed_row(w, tokens[t], m->x + (size_t)t * dim))
 			return -1;
 	}
-	for (l = 0; l < c->layers; l++) {
-		const struct tp_layer *L = &w->layer[l];
-		size_t cache = (size_t)l * m->ctx * kvd;
-
-		for (t = 0; t < n; t++)
-			tp_rmsnorm(m->xb + (size_t)t * dim,
-				   m->x + (size_t)t * dim, L->attn_norm, dim,
-				   c->eps);
-		tp_matmul(m->q, m->xb, &L->wq, n);
-		tp_matmul(m->k, m->xb, &L->wk, n);
-		tp_matmul(m->v, m->xb, &L->wv, n);
-		if (L->bq)
-			add_bias(m, L, n);
-		for (t = 0; t < n; t++) {
-			tp_rope_table_ext(m->rope, c->rot_dim, pos + t,
-					  c->rope_base, c->rope_scale,
-					  w->rope_freqs);
-			if (c->rope_neox) {
-				tp_rope_apply_neox(m->q + t * qd, m->nq, hd,
-						   c->rot_dim, m->rope);
-				tp_rope_apply_neox(m->k + t * kvd, m->nkv, hd,
-						   c->rot_dim, m->rope);
-			} else {
-				tp_rope_apply(m->q + t * qd, m->nq, hd,
-					      c->rot_dim, m->rope);
-				tp_rope_apply(m->k + t * kvd, m->nkv, hd,
-					      c->rot_dim, m->rope);
-			}
-			memcpy(m->kcache + cache + (pos + t) * kvd,
-			       m->k + t * kvd, kvd * sizeof(float));
-			memcpy(m->vcache + cache + (pos + t) * kvd,
-			       m->v + t * kvd, kvd * sizeof(float));
-		}
-		attention(m, l, n, pos);
-		part = part_buf(m, ar, n);
-		tp_matmul(part, m->att, &L->wo, n);
-		if (reduce_add(m, ar, part, n))
+	for (l = 0; l < c->layers; l++)
+		if (w->arch->forward_layer(m, &w->layer[l], l, n, pos, ar))
 			return -1;
-
-		for (t = 0; t < n; t++)
-			tp_rmsnorm(m->xb + (size_t)t * dim,
-				   m->x + (size_t)t * dim, L->ffn_norm, dim,
-				   c->eps);
-		tp_matmul(m->g, m->xb, &L->wgate, n);
-		tp_matmul(m->u, m->xb, &L->wup, n);
-		tp_swiglu(m->g, m->u, n * m->nf);
-		part = part_buf(m, ar, n);
-		tp_matmul(part, m->g, &L->wdown, n);
-		if (reduce_add(m, ar, part, n))
-			return -1;
-	}
 	tp_rmsnorm(m->xb, m->x + (size_t)(n - 1) * dim, w->out_norm, dim,
 		   c->eps);
 	return tp_head_logits(m, ar);

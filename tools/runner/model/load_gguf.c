@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Weights from a GGUF file of the llama or qwen2 architecture (qwen2:
- * llama with biases on Q, K and V, and RoPE on halves). The header is
- * parsed from a mapping of the file; the rank's shard of every tensor is
- * then read with pread() into memory of its own: whole rows for the
- * column-parallel matrices and the output head (one range each), the
- * rank's column range of each row for the row-parallel ones. Nothing the
+ * A rank's weights from a GGUF file: what every architecture shares (the
+ * file, the hyperparameters of llama.cpp's llama family, the vocabulary
+ * ends) and the readers the architectures' files use for the rest. The
+ * header is parsed from a mapping of the file; the rank's shard of every
+ * tensor is then read with pread() into memory of its own: whole rows
+ * for the column-parallel matrices and the output head (one range each),
+ * the rank's column range of each row for the row-parallel ones. Nothing the
  * rank does not own is ever mapped in, and what it holds is exactly its
  * shard: without that, a column slice of a row-parallel matrix would
  * fault in every page of it (a page holds the columns of several ranks).
@@ -22,23 +23,11 @@
 #include "base/util.h"
 #include "gguf/gguf.h"
 #include "kernels/matmul.h"
+#include "model/arch.h"
+#include "model/load_gguf.h"
 #include "model/model.h"
 
-struct gload {
-	struct gguf g;
-	int fd;
-	struct tp_weights *w;
-	const char *path;
-	char *err;
-	size_t errlen;
-	char arch[16];		/* "llama", "qwen2" */
-	char key[96];		/* scratch for key() */
-};
-
-static int bad(struct gload *L, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static int bad(struct gload *L, const char *fmt, ...)
+int tp_gguf_bad(struct tp_gguf_load *L, const char *fmt, ...)
 {
 	char msg[400];
 	va_list ap;
@@ -50,47 +39,49 @@ static int bad(struct gload *L, const char *fmt, ...)
 	return -1;
 }
 
-static int get_int(struct gload *L, const char *key, int64_t def, int *out)
+int tp_gguf_int(struct tp_gguf_load *L, const char *key, int64_t def,
+		int *out)
 {
 	int64_t v = def;
 	int r = gguf_get_int(&L->g, key, &v);
 
 	if (r < 0)
-		return bad(L, "metadata %s is not an integer", key);
+		return tp_gguf_bad(L, "metadata %s is not an integer", key);
 	if (r == 0 && def < 0)
-		return bad(L, "metadata %s is missing", key);
+		return tp_gguf_bad(L, "metadata %s is missing", key);
 	if (v < 0 || v > (1 << 30))
-		return bad(L, "metadata %s = %lld is out of range", key,
-			   (long long)v);
+		return tp_gguf_bad(L, "metadata %s = %lld is out of range",
+				   key, (long long)v);
 	*out = (int)v;
 	return 0;
 }
 
-static int get_float(struct gload *L, const char *key, double def, float *out)
+int tp_gguf_float(struct tp_gguf_load *L, const char *key, double def,
+		  float *out)
 {
 	double v = def;
 
 	if (gguf_get_float(&L->g, key, &v) < 0)
-		return bad(L, "metadata %s is not a number", key);
+		return tp_gguf_bad(L, "metadata %s is not a number", key);
 	*out = (float)v;
 	return 0;
 }
 
 /* The whole tensor NAME as a ROWS x COLS matrix view (ne = {COLS, ROWS}). */
-static int full_mat(struct gload *L, const char *name, int rows, int cols,
-		    struct tp_mat *m)
+static int full_mat(struct tp_gguf_load *L, const char *name, int rows,
+		    int cols, struct tp_mat *m)
 {
 	const struct gguf_tensor *t = gguf_find_tensor(&L->g, name);
 
 	if (!t)
-		return bad(L, "tensor %s is missing", name);
+		return tp_gguf_bad(L, "tensor %s is missing", name);
 	if (t->ndims > 2 || t->ne[0] != (uint64_t)cols ||
 	    t->ne[1] != (uint64_t)rows)
-		return bad(L, "tensor %s is %llu x %llu, expected %d x %d (columns x rows)",
-			   name, (unsigned long long)t->ne[0],
-			   (unsigned long long)t->ne[1], cols, rows);
+		return tp_gguf_bad(L, "tensor %s is %llu x %llu, expected %d x %d (columns x rows)",
+				   name, (unsigned long long)t->ne[0],
+				   (unsigned long long)t->ne[1], cols, rows);
 	if ((uintptr_t)t->data % (t->type == TP_F32 ? 4 : 2))
-		return bad(L, "tensor %s is not aligned in the file", name);
+		return tp_gguf_bad(L, "tensor %s is not aligned in the file", name);
 	m->type = (enum tp_type)t->type;
 	m->rows = rows;
 	m->cols = cols;
@@ -100,7 +91,7 @@ static int full_mat(struct gload *L, const char *name, int rows, int cols,
 }
 
 /* LEN bytes of the file at the place P of the mapping (not touched). */
-static int read_at(struct gload *L, const void *p, void *buf, size_t len,
+static int read_at(struct tp_gguf_load *L, const void *p, void *buf, size_t len,
 		   const char *what)
 {
 	long long off = (const unsigned char *)p - L->g.base;
@@ -113,8 +104,9 @@ static int read_at(struct gload *L, const void *p, void *buf, size_t len,
 		if (n > 0)
 			got += (size_t)n;
 		else if (!(n < 0 && errno == EINTR))
-			return bad(L, "reading %s: %s", what,
-				   n ? strerror(errno) : "the file got shorter");
+			return tp_gguf_bad(L, "reading %s: %s", what, n ?
+					   strerror(errno) :
+					   "the file got shorter");
 	}
 	return 0;
 }
@@ -125,8 +117,8 @@ static int read_at(struct gload *L, const void *p, void *buf, size_t len,
  * tp_mat_shard() (a view when C0 starts a block, else F32), as the
  * synthetic weights are.
  */
-static int read_shard(struct gload *L, const struct tp_mat *full, int r0,
-		      int r1, int c0, int c1, const char *what,
+static int read_shard(struct tp_gguf_load *L, const struct tp_mat *full,
+		      int r0, int r1, int c0, int c1, const char *what,
 		      struct tp_mat *out)
 {
 	int blk = tp_type_block(full->type), i;
@@ -155,8 +147,9 @@ static int read_shard(struct gload *L, const struct tp_mat *full, int r0,
 	return 0;
 }
 
-static int shard(struct gload *L, const char *fmt, int layer, int rows,
-		 int cols, int r0, int r1, int c0, int c1, struct tp_mat *out)
+int tp_gguf_shard(struct tp_gguf_load *L, const char *fmt, int layer,
+		  int rows, int cols, int r0, int r1, int c0, int c1,
+		  struct tp_mat *out)
 {
 	struct tp_mat full;
 	char name[96];
@@ -167,9 +160,8 @@ static int shard(struct gload *L, const char *fmt, int layer, int rows,
 	return read_shard(L, &full, r0, r1, c0, c1, name, out);
 }
 
-/* A norm vector as F32 (converted: they are small and may be F16). */
-static int vec(struct gload *L, const char *fmt, int layer, int n,
-	       const float **out)
+int tp_gguf_vector(struct tp_gguf_load *L, const char *fmt, int layer, int n,
+		   const float **out)
 {
 	struct tp_mat m;
 	float *v;
@@ -194,7 +186,7 @@ static int vec(struct gload *L, const char *fmt, int layer, int n,
  * The embedding table: where its rows are, for tp_embed_row(); and the
  * output head's rows of this rank (the table's own when they are tied).
  */
-static int vocab_ends(struct gload *L)
+static int vocab_ends(struct tp_gguf_load *L)
 {
 	struct tp_weights *w = L->w;
 	const struct tp_config *c = &w->cfg;
@@ -218,45 +210,36 @@ static int vocab_ends(struct gload *L)
 			  &w->output);
 }
 
-/* "ARCH.SUFFIX", the key of a model parameter (llama.cpp's names). */
-static const char *key(struct gload *L, const char *suffix)
+const char *tp_gguf_key(struct tp_gguf_load *L, const char *suffix)
 {
 	snprintf(L->key, sizeof(L->key), "%s.%s", L->arch, suffix);
 	return L->key;
 }
 
-static int read_config(struct gload *L, struct tp_config *c)
+int tp_gguf_read_config(struct tp_gguf_load *L, struct tp_config *c)
 {
 	const struct gguf_tensor *emb;
-	struct gguf_str arch, st;
+	struct gguf_str st;
 	float factor = 0;
 
-	if (gguf_get_str(&L->g, "general.architecture", &arch) != 1)
-		return bad(L, "general.architecture is missing");
-	if (gguf_str_eq(arch, "llama") || gguf_str_eq(arch, "qwen2"))
-		snprintf(L->arch, sizeof(L->arch), "%.*s", (int)arch.len,
-			 arch.p);
-	else
-		return bad(L, "architecture '%.*s' is not supported (llama and qwen2 are)",
-			   (int)(arch.len < 40 ? arch.len : 40), arch.p);
-	memset(c, 0, sizeof(*c));
-	if (get_int(L, key(L, "embedding_length"), -1, &c->dim) ||
-	    get_int(L, key(L, "block_count"), -1, &c->layers) ||
-	    get_int(L, key(L, "feed_forward_length"), -1, &c->ffn) ||
-	    get_int(L, key(L, "attention.head_count"), -1, &c->heads))
+	if (tp_gguf_int(L, tp_gguf_key(L, "embedding_length"), -1, &c->dim) ||
+	    tp_gguf_int(L, tp_gguf_key(L, "block_count"), -1, &c->layers) ||
+	    tp_gguf_int(L, tp_gguf_key(L, "feed_forward_length"), -1,
+			&c->ffn) ||
+	    tp_gguf_int(L, tp_gguf_key(L, "attention.head_count"), -1,
+			&c->heads))
 		return -1;
-	if (get_int(L, key(L, "attention.head_count_kv"), c->heads,
-		    &c->kv_heads) ||
-	    get_int(L, key(L, "attention.key_length"),
-		    c->heads ? c->dim / c->heads : 0, &c->head_dim) ||
-	    get_int(L, key(L, "rope.dimension_count"), c->head_dim,
-		    &c->rot_dim) ||
-	    get_float(L, key(L, "attention.layer_norm_rms_epsilon"), 1e-5,
-		      &c->eps) ||
-	    get_float(L, key(L, "rope.freq_base"), 10000.0, &c->rope_base))
+	if (tp_gguf_int(L, tp_gguf_key(L, "attention.head_count_kv"),
+			c->heads, &c->kv_heads) ||
+	    tp_gguf_int(L, tp_gguf_key(L, "attention.key_length"),
+			c->heads ? c->dim / c->heads : 0, &c->head_dim) ||
+	    tp_gguf_int(L, tp_gguf_key(L, "rope.dimension_count"),
+			c->head_dim, &c->rot_dim) ||
+	    tp_gguf_float(L, tp_gguf_key(L, "attention.layer_norm_rms_epsilon"),
+			  1e-5, &c->eps) ||
+	    tp_gguf_float(L, tp_gguf_key(L, "rope.freq_base"), 10000.0,
+			  &c->rope_base))
 		return -1;
-	/* Qwen2 rotates the halves of each head ("neox"), llama pairs */
-	c->rope_neox = gguf_str_eq(arch, "qwen2");
 	/*
 	 * RoPE scaling as llama.cpp reads it: positions times 1/factor
 	 * (rope.scaling.factor, or the older rope.scale_linear), whatever
@@ -264,45 +247,83 @@ static int read_config(struct gload *L, struct tp_config *c)
 	 * are refused. rope_freqs.weight (Llama 3.1) is read with the
 	 * tensors.
 	 */
-	if (gguf_get_str(&L->g, key(L, "rope.scaling.type"), &st) == 1 &&
+	if (gguf_get_str(&L->g, tp_gguf_key(L, "rope.scaling.type"),
+			 &st) == 1 &&
 	    !gguf_str_eq(st, "none") && !gguf_str_eq(st, "linear"))
-		return bad(L, "RoPE scaling type '%.*s' (%s) is not supported (none and linear are)",
-			   (int)(st.len < 40 ? st.len : 40), st.p, L->key);
-	if (get_float(L, key(L, "rope.scaling.factor"), 0, &factor))
+		return tp_gguf_bad(L, "RoPE scaling type '%.*s' (%s) is not supported (none and linear are)",
+				   (int)(st.len < 40 ? st.len : 40), st.p,
+				   L->key);
+	if (tp_gguf_float(L, tp_gguf_key(L, "rope.scaling.factor"), 0,
+			  &factor))
 		return -1;
 	if (factor == 0 &&
-	    get_float(L, key(L, "rope.scale_linear"), 0, &factor))
+	    tp_gguf_float(L, tp_gguf_key(L, "rope.scale_linear"), 0, &factor))
 		return -1;
 	if (factor != 0 && !(factor > 0 && factor < 1e6))
-		return bad(L, "RoPE scaling factor %g (%s) is out of range",
-			   factor, L->key);
+		return tp_gguf_bad(L, "RoPE scaling factor %g (%s) is out of range",
+				   factor, L->key);
 	c->rope_scale = factor != 0 ? 1.0f / factor : 0;
 	emb = gguf_find_tensor(&L->g, "token_embd.weight");
 	if (!emb || emb->ndims != 2 || emb->ne[1] > (1u << 24))
-		return bad(L, "tensor token_embd.weight is missing or not 2-D");
+		return tp_gguf_bad(L, "tensor token_embd.weight is missing or not 2-D");
 	c->vocab = (int)emb->ne[1];
 	return 0;
 }
 
-/* Qwen2's bias of N rows as F32, from row R0 (this rank's first). */
-static int bias(struct gload *L, const char *fmt, int layer, int n, int r0,
-		const float **out)
+int tp_gguf_vector_rows(struct tp_gguf_load *L, const char *fmt, int layer,
+			int n, int r0, const float **out)
 {
 	const float *full;
 
-	if (vec(L, fmt, layer, n, &full))
+	if (tp_gguf_vector(L, fmt, layer, n, &full))
 		return -1;
 	*out = full + r0;
 	return 0;
 }
 
-int tp_weights_gguf(struct tp_weights *w, const char *path, int rank,
-		    int nranks, char *err, size_t errlen)
+/*
+ * The architecture general.architecture names, among ARCHS[N]: L->arch
+ * becomes its name (the prefix of its metadata keys).
+ */
+static const struct tp_arch *find_arch(struct tp_gguf_load *L,
+				       const struct tp_arch *const *archs,
+				       int n)
 {
-	struct gload L = { .w = w, .path = path, .err = err, .errlen = errlen };
+	struct gguf_str name;
+	char known[200];
+	size_t pos = 0;
+	int i;
+
+	if (gguf_get_str(&L->g, "general.architecture", &name) != 1) {
+		tp_gguf_bad(L, "general.architecture is missing");
+		return NULL;
+	}
+	for (i = 0; i < n; i++)
+		if (gguf_str_eq(name, archs[i]->name)) {
+			snprintf(L->arch, sizeof(L->arch), "%s",
+				 archs[i]->name);
+			return archs[i];
+		}
+	known[0] = 0;
+	for (i = 0; i < n; i++)
+		tp_appendf(known, sizeof(known), &pos, "%s%s",
+			   i == 0 ? "" : i == n - 1 ? " and " : ", ",
+			   archs[i]->name);
+	tp_gguf_bad(L, "architecture '%.*s' is not supported (%s %s)",
+		    (int)(name.len < 40 ? name.len : 40), name.p, known,
+		    n == 1 ? "is" : "are");
+	return NULL;
+}
+
+int tp_gguf_load_weights(struct tp_weights *w, const char *path, int rank,
+			 int nranks, const struct tp_arch *const *archs,
+			 int narchs, char *err, size_t errlen)
+{
+	struct tp_gguf_load L = {
+		.w = w, .path = path, .err = err, .errlen = errlen,
+	};
 	struct tp_config *c = &w->cfg;
-	const struct tp_shard *sh = &w->sh;
-	int l, hd, qd, ret = -1;
+	int l, ret = -1;
 	char msg[400];
 
 	memset(w, 0, sizeof(*w));
@@ -317,14 +338,13 @@ int tp_weights_gguf(struct tp_weights *w, const char *path, int rank,
 	}
 	w->embd.fd = L.fd;	/* closed by tp_weights_free() */
 	w->file_size = L.g.size;
-	if (read_config(&L, c))
+	w->arch = find_arch(&L, archs, narchs);
+	if (!w->arch || w->arch->read_config(&L, c))
 		goto out;
 	if (tp_config_check(c, nranks, msg, sizeof(msg))) {
-		bad(&L, "%s", msg);
+		tp_gguf_bad(&L, "%s", msg);
 		goto out;
 	}
-	hd = c->head_dim;
-	qd = c->heads * hd;
 	{	/* MLP split on the down weight's blocks (256: K-quants) */
 		const struct gguf_tensor *dn =
 			gguf_find_tensor(&L.g, "blk.0.ffn_down.weight");
@@ -338,43 +358,15 @@ int tp_weights_gguf(struct tp_weights *w, const char *path, int rank,
 	w->layer = tp_calloc((size_t)c->layers, sizeof(*w->layer));
 	if (vocab_ends(&L))
 		goto out;
-	if (vec(&L, "output_norm.weight", 0, c->dim, &w->out_norm))
+	if (tp_gguf_vector(&L, "output_norm.weight", 0, c->dim, &w->out_norm))
 		goto out;
 	if (gguf_find_tensor(&L.g, "rope_freqs.weight") &&
-	    vec(&L, "rope_freqs.weight", 0, c->rot_dim / 2, &w->rope_freqs))
+	    tp_gguf_vector(&L, "rope_freqs.weight", 0, c->rot_dim / 2,
+			   &w->rope_freqs))
 		goto out;
-	for (l = 0; l < c->layers; l++) {
-		struct tp_layer *y = &w->layer[l];
-
-		if (vec(&L, "blk.%d.attn_norm.weight", l, c->dim,
-			&y->attn_norm) ||
-		    vec(&L, "blk.%d.ffn_norm.weight", l, c->dim, &y->ffn_norm) ||
-		    shard(&L, "blk.%d.attn_q.weight", l, qd, c->dim,
-			  sh->q0 * hd, sh->q1 * hd, 0, c->dim, &y->wq) ||
-		    shard(&L, "blk.%d.attn_k.weight", l, c->kv_heads * hd,
-			  c->dim, sh->kv0 * hd, sh->kv1 * hd, 0, c->dim,
-			  &y->wk) ||
-		    shard(&L, "blk.%d.attn_v.weight", l, c->kv_heads * hd,
-			  c->dim, sh->kv0 * hd, sh->kv1 * hd, 0, c->dim,
-			  &y->wv) ||
-		    shard(&L, "blk.%d.attn_output.weight", l, c->dim, qd, 0,
-			  c->dim, sh->q0 * hd, sh->q1 * hd, &y->wo) ||
-		    shard(&L, "blk.%d.ffn_gate.weight", l, c->ffn, c->dim,
-			  sh->f0, sh->f1, 0, c->dim, &y->wgate) ||
-		    shard(&L, "blk.%d.ffn_up.weight", l, c->ffn, c->dim,
-			  sh->f0, sh->f1, 0, c->dim, &y->wup) ||
-		    shard(&L, "blk.%d.ffn_down.weight", l, c->dim, c->ffn, 0,
-			  c->dim, sh->f0, sh->f1, &y->wdown))
+	for (l = 0; l < c->layers; l++)
+		if (w->arch->load_layer(&L, &w->layer[l], l))
 			goto out;
-		if (c->rope_neox &&	/* qwen2 */
-		    (bias(&L, "blk.%d.attn_q.bias", l, qd, sh->q0 * hd,
-			  &y->bq) ||
-		     bias(&L, "blk.%d.attn_k.bias", l, c->kv_heads * hd,
-			  sh->kv0 * hd, &y->bk) ||
-		     bias(&L, "blk.%d.attn_v.bias", l, c->kv_heads * hd,
-			  sh->kv0 * hd, &y->bv)))
-			goto out;
-	}
 	gguf_close(&L.g);	/* the header was all we used of the mapping */
 	return 0;
 out:

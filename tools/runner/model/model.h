@@ -16,6 +16,10 @@
  * the K/V heads its query heads read (a K/V head shared by two ranks'
  * query heads is computed by both). MLP columns are split in balanced
  * ranges of 32 when possible (Q8_0 block boundaries).
+ *
+ * That is llama's layer. Which tensors a layer has, how they are read and
+ * how it runs belongs to its architecture (arch.h, one file each in
+ * model/arch/), built from the blocks of attention.h and ffn.h.
  */
 #ifndef TPRUN_MODEL_H
 #define TPRUN_MODEL_H
@@ -39,7 +43,7 @@ struct tp_config {
 	float rope_scale;	/* linear RoPE scaling: 1 / factor (0: none) */
 };
 
-/* Check a configuration for N ranks: 0, or -1 and a message in ERR. */
+/* Check a configuration for N ranks (shard.c): 0, or -1 and ERR. */
 int tp_config_check(const struct tp_config *c, int nranks, char *err,
 		    size_t errlen);
 
@@ -68,13 +72,24 @@ void tp_shard_plan_unit(const struct tp_config *c, int rank, int nranks,
 void tp_split_vocab(const struct tp_config *c, int rank, int nranks,
 		    struct tp_shard *s);
 
-struct tp_layer {
-	const float *attn_norm, *ffn_norm;	/* dim */
-	const float *bq, *bk, *bv;	/* Qwen2's biases (local rows), or NULL */
+/* The attention block of a layer: this rank's heads (attention.h). */
+struct tp_attn_weights {
+	const float *norm;		/* dim */
 	struct tp_mat wq, wk, wv;	/* rows: local heads x head_dim */
 	struct tp_mat wo;		/* dim x local q dims */
+	const float *bq, *bk, *bv;	/* biases (local rows), or NULL */
+};
+
+/* The SwiGLU MLP of a layer: this rank's columns (ffn.h). */
+struct tp_ffn_weights {
+	const float *norm;		/* dim */
 	struct tp_mat wgate, wup;	/* rows: local MLP columns */
 	struct tp_mat wdown;		/* dim x local MLP columns */
+};
+
+struct tp_layer {
+	struct tp_attn_weights attn;
+	struct tp_ffn_weights ffn;
 };
 
 /*
@@ -90,7 +105,10 @@ struct tp_embed {
 	uint64_t seed;		/* synthetic weights: their seed */
 };
 
+struct tp_arch;
+
 struct tp_weights {
+	const struct tp_arch *arch;	/* its layers' tensors and forward */
 	struct tp_config cfg;
 	struct tp_shard sh;
 	struct tp_embed embd;
@@ -108,6 +126,7 @@ struct tp_weights {
 	double load_s;			/* how long loading took */
 };
 
+/* The rank's memory for its weights, freed together (weights.c). */
 void *tp_weights_alloc(struct tp_weights *w, size_t bytes);
 void tp_weights_free(struct tp_weights *w);
 /*
@@ -117,32 +136,11 @@ void tp_weights_free(struct tp_weights *w);
 void tp_mat_shard(struct tp_weights *w, const struct tp_mat *full, int r0,
 		  int r1, int c0, int c1, struct tp_mat *out);
 
-/* Synthetic weights (weights_synth.c): TYPE is how they are stored. */
-int tp_weights_synth(struct tp_weights *w, const struct tp_config *c,
-		     uint64_t seed, enum tp_type type, int rank, int nranks,
-		     char *err, size_t errlen);
-/* The value of element (row, col) of a synthetic tensor (full shape). */
-enum tp_tensor_id {
-	TP_T_EMBD = 1, TP_T_OUT_NORM, TP_T_OUTPUT, TP_T_ATTN_NORM, TP_T_Q,
-	TP_T_K, TP_T_V, TP_T_O, TP_T_FFN_NORM, TP_T_GATE, TP_T_UP, TP_T_DOWN,
-};
-float tp_synth_value(const struct tp_config *c, uint64_t seed, int tensor,
-		     int layer, long row, long col);
-
-/*
- * GGUF weights (weights_gguf.c): only the shard is read, by ranges of
- * the file, into memory of the rank's own; nothing else of the file is
- * mapped but its header while it is parsed.
- */
-int tp_weights_gguf(struct tp_weights *w, const char *path, int rank,
-		    int nranks, char *err, size_t errlen);
-
-struct tp_ar;
 struct tp_model;
 
 /*
- * The vocabulary ends of the model (vocab.c). The embedding row of TOKEN
- * as DIM floats: 0, or -1 (reported: the file could not be read).
+ * The vocabulary ends of the model (vocab_ends.c). The embedding row of
+ * TOKEN as DIM floats: 0, or -1 (reported: the file could not be read).
  */
 int tp_embed_row(const struct tp_weights *w, int token, float *out);
 /*
@@ -161,6 +159,7 @@ struct tp_model {
 	float *logits;		/* vocab, of the last token of a forward */
 };
 
+/* The working memory for CTX positions, batches of MAX_BATCH (forward.c). */
 int tp_model_init(struct tp_model *m, const struct tp_weights *w, int ctx,
 		  int max_batch);
 void tp_model_free(struct tp_model *m);

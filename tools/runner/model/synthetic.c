@@ -2,8 +2,9 @@
 /*
  * Synthetic weights: every element is a pure function of (seed, tensor,
  * layer, row, column), so each rank generates only its shard and gets the
- * values the 1-rank run has there. Stored in TYPE (F32, F16, BF16, Q8_0)
- * the same way a GGUF file of that type would be: quantised per row over
+ * values the 1-rank run has there. Which tensors a layer has is its
+ * architecture's (arch.h: synth_layer). Stored in TYPE the same way a
+ * GGUF file of that type would be: quantised per row over
  * 32-element blocks, and the shard cut with the same rules (tp_mat_shard),
  * so a synthetic model and its GGUF export compute the same bits.
  */
@@ -16,7 +17,9 @@
 #include "base/util.h"
 #include "kernels/matmul.h"
 #include "kernels/quant.h"
+#include "model/arch.h"
 #include "model/model.h"
+#include "model/synthetic.h"
 
 float tp_synth_value(const struct tp_config *c, uint64_t seed, int tensor,
 		     int layer, long row, long col)
@@ -47,20 +50,9 @@ float tp_synth_value(const struct tp_config *c, uint64_t seed, int tensor,
 	return u * sqrtf(3.0f / (float)fan_in);
 }
 
-struct synth {
-	struct tp_weights *w;
-	const struct tp_config *c;
-	uint64_t seed;
-	enum tp_type type;
-};
-
-/*
- * Rows [r0,r1) x columns [c0,c1) of synthetic tensor T, stored as s->type
- * or, for a K-quant and rows of a length it cannot hold, as the type an
- * export of the same model stores that tensor in (tp_type_for_cols).
- */
-static void synth_mat(struct synth *s, int t, int layer, int r0, int r1,
-		      int c0, int c1, struct tp_mat *out)
+/* Whole blocks of the type of a row of the full tensor, then the cut. */
+void tp_synth_mat(struct tp_synth *s, int t, int layer, int r0, int r1,
+		  int c0, int c1, struct tp_mat *out)
 {
 	int full = t == TP_T_O ? s->c->heads * s->c->head_dim :
 		   t == TP_T_DOWN ? s->c->ffn : s->c->dim;
@@ -87,7 +79,7 @@ static void synth_mat(struct synth *s, int t, int layer, int r0, int r1,
 	tp_mat_interleave(out);	/* for decoding, where it gains */
 }
 
-static const float *synth_vec(struct synth *s, int t, int layer, int n)
+const float *tp_synth_vec(struct tp_synth *s, int t, int layer, int n)
 {
 	float *v = tp_weights_alloc(s->w, (size_t)n * sizeof(float));
 	int j;
@@ -97,15 +89,21 @@ static const float *synth_vec(struct synth *s, int t, int layer, int n)
 	return v;
 }
 
-int tp_weights_synth(struct tp_weights *w, const struct tp_config *c,
-		     uint64_t seed, enum tp_type type, int rank, int nranks,
-		     char *err, size_t errlen)
+int tp_synth_weights(struct tp_weights *w, const struct tp_arch *arch,
+		     const struct tp_config *c, uint64_t seed,
+		     enum tp_type type, int rank, int nranks, char *err,
+		     size_t errlen)
 {
-	struct synth s = { .w = w, .c = c, .seed = seed, .type = type };
+	struct tp_synth s = { .w = w, .c = c, .seed = seed, .type = type };
 	const struct tp_shard *sh = &w->sh;
-	int hd = c->head_dim, qdim = c->heads * c->head_dim, l;
+	int qdim = c->heads * c->head_dim, l;
 
 	memset(w, 0, sizeof(*w));
+	if (!arch->synth_layer) {
+		snprintf(err, errlen, "architecture %s has no synthetic weights",
+			 arch->name);
+		return -1;
+	}
 	if (tp_config_check(c, nranks, err, errlen))
 		return -1;
 	if (!tp_type_name(type)) {
@@ -119,6 +117,7 @@ int tp_weights_synth(struct tp_weights *w, const struct tp_config *c,
 			 tp_type_name(type));
 		return -1;
 	}
+	w->arch = arch;
 	w->cfg = *c;
 	w->wtype = type;
 	tp_shard_plan_unit(c, rank, nranks,
@@ -128,32 +127,15 @@ int tp_weights_synth(struct tp_weights *w, const struct tp_config *c,
 		 (unsigned long long)seed, tp_type_name(type));
 	w->layer = tp_calloc((size_t)c->layers, sizeof(*w->layer));
 
-	/* the embedding is computed per token (vocab.c), not held */
+	/* the embedding is computed per token (vocab_ends.c), not held */
 	w->embd.type = tp_type_for_cols(type, c->dim);
 	w->embd.row_bytes = tp_type_bytes(w->embd.type, (size_t)c->dim);
 	w->embd.seed = seed;
 	tp_split_vocab(c, rank, nranks, &w->sh);
-	synth_mat(&s, TP_T_OUTPUT, 0, sh->v0, sh->v1, 0, c->dim, &w->output);
-	w->out_norm = synth_vec(&s, TP_T_OUT_NORM, 0, c->dim);
-	for (l = 0; l < c->layers; l++) {
-		struct tp_layer *L = &w->layer[l];
-
-		L->attn_norm = synth_vec(&s, TP_T_ATTN_NORM, l, c->dim);
-		L->ffn_norm = synth_vec(&s, TP_T_FFN_NORM, l, c->dim);
-		synth_mat(&s, TP_T_Q, l, sh->q0 * hd, sh->q1 * hd, 0,
-			  c->dim, &L->wq);
-		synth_mat(&s, TP_T_K, l, sh->kv0 * hd, sh->kv1 * hd, 0,
-			  c->dim, &L->wk);
-		synth_mat(&s, TP_T_V, l, sh->kv0 * hd, sh->kv1 * hd, 0,
-			  c->dim, &L->wv);
-		synth_mat(&s, TP_T_O, l, 0, c->dim, sh->q0 * hd,
-			  sh->q1 * hd, &L->wo);
-		synth_mat(&s, TP_T_GATE, l, sh->f0, sh->f1, 0, c->dim,
-			  &L->wgate);
-		synth_mat(&s, TP_T_UP, l, sh->f0, sh->f1, 0, c->dim,
-			  &L->wup);
-		synth_mat(&s, TP_T_DOWN, l, 0, c->dim, sh->f0, sh->f1,
-			  &L->wdown);
-	}
+	tp_synth_mat(&s, TP_T_OUTPUT, 0, sh->v0, sh->v1, 0, c->dim,
+		     &w->output);
+	w->out_norm = tp_synth_vec(&s, TP_T_OUT_NORM, 0, c->dim);
+	for (l = 0; l < c->layers; l++)
+		arch->synth_layer(&s, &w->layer[l], l);
 	return 0;
 }

@@ -20,8 +20,9 @@
 #include "kernels/matmul.h"
 #include "kernels/quant.h"
 #include "model/model.h"
+#include "model/synthetic.h"
 
-/* A synthetic embedding row: as weights_synth.c would have stored it. */
+/* A synthetic embedding row: as synthetic.c would have stored it. */
 static void synth_row(const struct tp_weights *w, int token, void *row,
 		      float *out)
 {
