@@ -3,7 +3,7 @@
  * tprun serve's HTTP side (libmicrohttpd, a thread per connection):
  * POST /v1/completions and /v1/chat/completions (whole answers, or
  * server-sent events with "stream": true), GET /v1/models and /health.
- * Each request becomes a job (job.h) that rank 0's generation loop
+ * Each request becomes a job (job_queue.h) that rank 0's generation loop
  * serves; errors are JSON: 400 for a bad request, 404 for an unknown
  * path, 405 for a wrong method, 413 for a body over 1 MiB, 503 when the
  * queue is full. A client that closes its connection cancels its job.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* OpenAI-compatible JSON for tprun serve; see oai.h. */
+/* OpenAI-compatible JSON for tprun serve; see openai.h. */
 #include <json-c/json.h>
 #include <stdarg.h>
 #include <stdio.h>

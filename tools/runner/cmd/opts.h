@@ -67,7 +67,7 @@ void tp_opts_parse(struct tp_opts *o, int argc, char **argv);
 /*
  * Rank, world size and local rank from a launcher's environment (Open
  * MPI's mpirun, Slurm's srun, PMI, RANK/WORLD_SIZE) when o->rendezvous is
- * set and --rank is not (launch_env.c). 0, or -1 (reported).
+ * set and --rank is not (launcher_env.c). 0, or -1 (reported).
  */
 int tp_opts_launcher_env(struct tp_opts *o);
 /* Rank I's device (the I-th of --devices, or the only one). */

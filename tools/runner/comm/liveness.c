@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* The liveness thread; see monitor.h. */
+/* The liveness thread; see liveness.h. */
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* Chat templates by family; see chat.h. */
+/* Chat templates by family; see chat_template.h. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

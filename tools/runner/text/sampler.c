@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* Greedy and top-p sampling; see sample.h. */
+/* Greedy and top-p sampling; see sampler.h. */
 #include <math.h>
 #include <stdlib.h>
 

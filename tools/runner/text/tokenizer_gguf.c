@@ -233,7 +233,7 @@ static int load_pre(struct tp_tok *t, const struct gguf *g, char *err,
 		   (int)(s.len > 64 ? 64 : s.len), s.p);
 }
 
-/* tokenizer.chat_template, kept as it is (chat.c recognises it). */
+/* tokenizer.chat_template, kept as it is (chat_template.c recognises it). */
 static int load_template(struct tp_tok *t, const struct gguf *g, char *err,
 			 size_t errlen)
 {
