@@ -4,8 +4,6 @@
  * endpoints when they meet at a rendezvous address; then the command it
  * runs (generation, tprun serve or --bench-allreduce).
  */
-#include <stdio.h>
-
 #include "base/util.h"
 #include "cmd/bench_allreduce.h"
 #include "cmd/rank.h"
