@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * --export-gguf: write a synthetic model as a GGUF file of its
+ * architecture (llama's: model/arch/llama.c), tensors in the requested
+ * type (norms stay F32, as in llama.cpp's files), with the synthetic
+ * tokenizer. Loading it gives the same bits as the synthetic
+ * weights of that type, which the tests use. A K-quant tensor whose rows
+ * are not a multiple of 256 falls back to the type llama.cpp's quantizer
+ * uses then (tp_type_for_cols), with a note on stderr.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/util.h"
+#include "gguf/gguf.h"
+#include "kernels/quant.h"
+#include "model/arch.h"
+#include "model/export.h"
+#include "model/model.h"
+#include "model/synthetic.h"
+#include "text/tokenizer.h"
+
+void tp_export_tensor(struct tp_export *e, enum tp_type want,
+		      const char *fmt, int layer, int tensor, int rows,
+		      int cols)
+{
+	enum tp_type type = tp_type_for_cols(want, cols);
+	size_t stride = tp_type_bytes(type, (size_t)cols);
+	unsigned char *data = tp_calloc((size_t)rows, stride);
+	float *tmp = tp_calloc((size_t)cols, sizeof(float));
+	uint64_t ne[2] = { (uint64_t)cols, (uint64_t)rows };
+	char name[96];
+	int i, j;
+
+	snprintf(name, sizeof(name), fmt, layer);
+	if (type != want)
+		fprintf(stderr,
+			"%s: rows of %d are not a multiple of %d for %s: stored as %s, as llama.cpp's quantizer does\n",
+			name, cols, tp_type_block(want), tp_type_name(want),
+			tp_type_name(type));
+	for (i = 0; i < rows; i++) {
+		for (j = 0; j < cols; j++)
+			tmp[j] = tp_synth_value(e->c, e->seed, tensor, layer,
+						i, j);
+		tp_row_from_f32(type, tmp, data + (size_t)i * stride,
+				(size_t)cols);
+	}
+	free(tmp);
+	gguf_writer_tensor(e->gw, name, type, rows == 1 ? 1 : 2, ne, data,
+			   stride * (size_t)rows);
+}
+
+int tp_export_synthetic(const char *path, const struct tp_arch *arch,
+			const struct tp_config *c, uint64_t seed,
+			enum tp_type type, int tied, char *err, size_t errlen)
+{
+	struct tp_export e = { .c = c, .seed = seed, .type = type };
+	int l, qd = c->heads * c->head_dim;
+	int ret;
+
+	if (!arch->export_layer) {
+		snprintf(err, errlen, "architecture %s has no synthetic weights",
+			 arch->name);
+		return -1;
+	}
+	if (tp_config_check(c, 1, err, errlen))
+		return -1;
+	if (tp_type_block(type) > 1 && (c->dim % 32 || c->ffn % 32 || qd % 32)) {
+		snprintf(err, errlen,
+			 "%s needs dim, ffn and heads x head-dim to be multiples of 32",
+			 tp_type_name(type));
+		return -1;
+	}
+	e.gw = gguf_writer_new(GGUF_DEFAULT_ALIGNMENT);
+	gguf_writer_str(e.gw, "general.architecture", arch->name);
+	gguf_writer_str(e.gw, "general.name", "tprun synthetic");
+	/* llama_ftype: MOSTLY_Q5_0 is 8, Q5_1 9, Q8_0 7, Q4_K_S 14,
+	 * Q5_K_S 16, Q6_K 18, BF16 32 */
+	gguf_writer_u32(e.gw, "general.file_type", type == TP_F32 ? 0 :
+			type == TP_F16 ? 1 : type == TP_Q8_0 ? 7 :
+			type == TP_Q4_0 ? 2 : type == TP_Q4_1 ? 3 :
+			type == TP_Q5_0 ? 8 : type == TP_Q5_1 ? 9 :
+			type == TP_Q4_K ? 14 : type == TP_Q5_K ? 16 :
+			type == TP_Q6_K ? 18 : 32);
+	arch->export_config(e.gw, c);
+	gguf_writer_u32(e.gw, "tprun.synthetic_seed", (uint32_t)seed);
+	tp_tok_synth_write(e.gw, c->vocab);	/* none below 259 tokens */
+
+	tp_export_tensor(&e, type, "token_embd.weight", 0, TP_T_EMBD,
+			 c->vocab, c->dim);
+	tp_export_tensor(&e, TP_F32, "output_norm.weight", 0, TP_T_OUT_NORM,
+			 1, c->dim);
+	if (!tied)
+		tp_export_tensor(&e, type, "output.weight", 0, TP_T_OUTPUT,
+				 c->vocab, c->dim);
+	for (l = 0; l < c->layers; l++)
+		arch->export_layer(&e, l);
+	ret = gguf_writer_save(e.gw, path, err, errlen);
+	gguf_writer_free(e.gw);
+	return ret;
+}
