@@ -107,17 +107,22 @@ static void mm_rows(const struct mm_job *j, long r0, long r1)
 }
 
 /* Rows [r0, r1) of W, this thread's share, tile by tile. */
+static void mm_range(const struct mm_job *j, long r0, long r1)
+{
+	long i;
+
+	for (i = r0; i < r1; i += TILE_ROWS)
+		mm_rows(j, i, i + TILE_ROWS < r1 ? i + TILE_ROWS : r1);
+}
+
 static void mm_part(void *arg, int part, int nparts)
 {
 	const struct mm_job *j = arg;
 	long unit = j->w->interleaved ? 4 : 1;	/* whole groups each */
 	long units = j->w->rows / unit;
-	long r0 = units * part / nparts * unit;
-	long r1 = units * (part + 1) / nparts * unit;
-	long i;
 
-	for (i = r0; i < r1; i += TILE_ROWS)
-		mm_rows(j, i, i + TILE_ROWS < r1 ? i + TILE_ROWS : r1);
+	mm_range(j, units * part / nparts * unit,
+		 units * (part + 1) / nparts * unit);
 }
 
 /* The converted activations, reused between calls. */
@@ -129,29 +134,137 @@ static void *act_buffer(size_t bytes)
 	return thread_buffer(&buf, &cap, bytes);
 }
 
-void tp_matmul(float *y, const float *x, const struct tp_mat *w, int batch)
+/* J for Y = W . X with the kernels of K, its activations converted into
+ * BUF (or X itself, for F32 weights). */
+static void mm_setup(struct mm_job *j, const struct tp_kernels *k, float *y,
+		     const float *x, const struct tp_mat *w, int batch,
+		     char *buf)
 {
-	const struct tp_kernels *k = tp_kernels();
 	enum tp_act a = tp_act_for(w->type);
-	struct mm_job j = {
+	int b;
+
+	*j = (struct mm_job){
 		.y = y, .w = w, .batch = batch, .dot = k->dot[w->type],
 		.dot4 = k->dot4[w->type], .rows4 = k->rows4[w->type],
 		.block_bytes = tp_quant_block_bytes(w->type),
 		.act_stride = tp_act_bytes(a, w->cols),
 	};
-	char *buf;
-	int b;
-
 	if (a == TP_ACT_F32) {
-		j.act = (const char *)x;
-	} else {
-		buf = act_buffer(j.act_stride * (size_t)batch);
-		for (b = 0; b < batch; b++)
-			tp_act_convert(a, x + (size_t)b * w->cols,
-				       buf + (size_t)b * j.act_stride, w->cols);
-		j.act = buf;
+		j->act = (const char *)x;
+		return;
 	}
+	for (b = 0; b < batch; b++)
+		tp_act_convert(a, x + (size_t)b * w->cols,
+			       buf + (size_t)b * j->act_stride, w->cols);
+	j->act = buf;
+}
+
+static void matmul_with(const struct tp_kernels *k, float *y, const float *x,
+			const struct tp_mat *w, int batch)
+{
+	size_t stride = tp_act_bytes(tp_act_for(w->type), w->cols);
+	struct mm_job j;
+
+	mm_setup(&j, k, y, x, w, batch, act_buffer(stride * (size_t)batch));
 	tp_pool_run(mm_part, &j);
+}
+
+void tp_matmul(float *y, const float *x, const struct tp_mat *w, int batch)
+{
+	matmul_with(tp_kernels(), y, x, w, batch);
+}
+
+void tp_matmul_portable(float *y, const float *x, const struct tp_mat *w,
+			int batch)
+{
+	struct tp_mat plain = *w;
+
+	/* the generic kernels have no 4-row ones: rows one after another */
+	if (w->interleaved)
+		tp_die("tp_matmul_portable: an interleaved matrix");
+	plain.interleaved = 0;
+	matmul_with(tp_kernels_for(TP_ISA_GENERIC), y, x, &plain, batch);
+}
+
+/* The jobs of tp_matmul_many: each thread takes the rows whose cost (the
+ * columns of their matrix, per input) falls in its share of the total. */
+struct many_job {
+	struct mm_job *jobs;
+	long *cost0;		/* the cost before each job's first row */
+	long total;
+	int n;
+};
+
+static void many_part(void *arg, int part, int nparts)
+{
+	const struct many_job *m = arg;
+	long lo = (m->total * part + nparts - 1) / nparts;
+	long hi = (m->total * (part + 1) + nparts - 1) / nparts;
+	int i;
+
+	/* row unit u of job i goes to the part whose share holds its start */
+	for (i = 0; i < m->n; i++) {
+		const struct mm_job *j = &m->jobs[i];
+		long unit = j->w->interleaved ? 4 : 1;
+		long uc = (long)j->w->cols * j->batch * unit;
+		long units = j->w->rows / unit, u0, u1;
+
+		if (!units || m->cost0[i] + units * uc <= lo ||
+		    m->cost0[i] >= hi)
+			continue;
+		u0 = lo <= m->cost0[i] ? 0 : (lo - m->cost0[i] + uc - 1) / uc;
+		u1 = hi >= m->cost0[i] + units * uc ? units :
+		     (hi - m->cost0[i] + uc - 1) / uc;
+		if (u0 < u1)
+			mm_range(j, u0 * unit, u1 * unit);
+	}
+}
+
+void tp_matmul_many(const struct tp_mm *mm, int n)
+{
+	static __thread void *jbuf;
+	static __thread size_t jcap;
+	const struct tp_kernels *k = tp_kernels();
+	struct mm_job *jobs;
+	struct many_job m = { .n = n };
+	size_t bytes = 0, off = 0;
+	char *buf;
+	int i, s;
+
+	if (n <= 0)
+		return;
+	jobs = thread_buffer(&jbuf, &jcap, (size_t)n * (sizeof(*jobs) +
+						       sizeof(long)));
+	m.jobs = jobs;
+	m.cost0 = (long *)(jobs + n);
+	for (i = 0; i < n; i++)
+		bytes += tp_act_bytes(tp_act_for(mm[i].w->type),
+				      mm[i].w->cols) * (size_t)mm[i].batch;
+	buf = act_buffer(bytes);
+	for (i = 0; i < n; i++) {
+		enum tp_act a = tp_act_for(mm[i].w->type);
+
+		/* the same input as an earlier job: its conversion */
+		for (s = 0; s < i; s++)
+			if (mm[s].x == mm[i].x && mm[s].batch == mm[i].batch &&
+			    mm[s].w->cols == mm[i].w->cols &&
+			    tp_act_for(mm[s].w->type) == a)
+				break;
+		if (s < i) {
+			mm_setup(&jobs[i], k, mm[i].y, mm[i].x, mm[i].w, 0,
+				 NULL);
+			jobs[i].batch = mm[i].batch;
+			jobs[i].act = jobs[s].act;
+		} else {
+			mm_setup(&jobs[i], k, mm[i].y, mm[i].x, mm[i].w,
+				 mm[i].batch, buf + off);
+			if (a != TP_ACT_F32)
+				off += jobs[i].act_stride * (size_t)mm[i].batch;
+		}
+		m.cost0[i] = m.total;
+		m.total += (long)mm[i].w->cols * mm[i].batch * mm[i].w->rows;
+	}
+	tp_pool_run(many_part, &m);
 }
 
 void tp_mat_interleave(struct tp_mat *w)

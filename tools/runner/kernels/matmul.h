@@ -14,6 +14,29 @@
 void tp_matmul(float *y, const float *x, const struct tp_mat *w, int batch);
 
 /*
+ * Several products at once, on one run of the pool (the experts of a
+ * mixture of experts: many small matrices, where a pool run each would
+ * cost more than the arithmetic): each Y = W . X as tp_matmul computes
+ * it, the same bits. Inputs given twice (X and W's activation type the
+ * same) are converted once.
+ */
+struct tp_mm {
+	float *y;		/* batch x w->rows */
+	const float *x;		/* batch x w->cols */
+	const struct tp_mat *w;
+	int batch;
+};
+void tp_matmul_many(const struct tp_mm *mm, int n);
+
+/*
+ * tp_matmul with the portable kernels: the same bits on every CPU, for
+ * what each rank decides alone and all must decide alike (which experts
+ * a token goes to), whatever instruction sets their hosts have.
+ */
+void tp_matmul_portable(float *y, const float *x, const struct tp_mat *w,
+			int batch);
+
+/*
  * Repack W in place for decoding, when its type has 4-row kernels (the
  * K-quants with AVX2 or better), its rows are whole rows and a multiple
  * of 4: each group of 4 rows becomes block 0 of rows 0..3, block 1 of
