@@ -425,7 +425,7 @@ static const char *llama_fails(const char *skip, const char *arch,
 	}
 	gguf_writer_save(w, path, err, errlen);
 	gguf_writer_free(w);
-	r = tp_weights_gguf(&wt, path, 0, 2, err, errlen);
+	r = tp_weights_gguf(&wt, path, 0, 2, TP_SPLIT_AUTO, err, errlen);
 	if (!r)
 		tp_weights_free(&wt);
 	unlink(path);
@@ -474,7 +474,7 @@ static void test_llama(void)
 	   "a qwen2 file without its biases is refused, naming one (%s)",
 	   e ? e : "loaded");
 	e = llama_fails(NULL, "mamba", 0, X_NONE, err, sizeof(err));
-	ok(e && strstr(e, "architecture 'mamba' is not supported (llama and qwen2 are)"),
+	ok(e && strstr(e, "architecture 'mamba' is not supported (llama, qwen2, qwen3, qwen3moe and glm4moe are)"),
 	   "an unsupported architecture is named (%s)", e ? e : "loaded");
 }
 

@@ -194,6 +194,7 @@ static void ref_logits(const struct tp_config *c, uint64_t s, const int *tok,
 
 struct job {
 	struct tp_config c;
+	const char *arch;	/* NULL: llama */
 	uint64_t seed;
 	enum tp_type type;
 	const char *gguf;
@@ -216,10 +217,10 @@ static void *run_rank(void *arg)
 	char err[300];
 	int i, k, tok, r;
 
-	r = j->gguf ? tp_weights_gguf(&w, j->gguf, j->rank, j->nranks, err,
-				      sizeof(err)) :
-	    tp_weights_synth(&w, &j->c, j->seed, j->type, j->rank, j->nranks,
-			     err, sizeof(err));
+	r = j->gguf ? tp_weights_gguf(&w, j->gguf, j->rank, j->nranks,
+				      j->c.moe.split, err, sizeof(err)) :
+	    tp_weights_synth(&w, j->arch, &j->c, j->seed, j->type, j->rank,
+			     j->nranks, err, sizeof(err));
 	if (r) {
 		diag("rank %d: %s", j->rank, err);
 		j->failed = 1;
@@ -433,8 +434,8 @@ static void test_gguf_equal(void)
 
 			j.type = types[i];
 			j.gguf = NULL;
-			if (tp_export_gguf(path, &j.c, j.seed, j.type, 0, err,
-					   sizeof(err))) {
+			if (tp_export_gguf(path, j.arch, &j.c, j.seed, j.type, 0,
+					   err, sizeof(err))) {
 				ok(0, "export: %s", err);
 				continue;
 			}
@@ -458,8 +459,8 @@ static void test_gguf_equal(void)
 			j.c = i < 3 ? cfg(256, 1, 4, 2, 512, 64) :
 				      cfg(64, 1, 4, 2, 128, 64);
 			j.gguf = NULL;
-			if (tp_export_gguf(path, &j.c, j.seed, j.type, 0, err,
-					   sizeof(err))) {
+			if (tp_export_gguf(path, j.arch, &j.c, j.seed, j.type, 0,
+					   err, sizeof(err))) {
 				ok(0, "export: %s", err);
 				continue;
 			}

@@ -26,8 +26,8 @@ int main(int argc, char **argv)
 	tp_pool_set_threads(o.threads ? o.threads :
 			    tp_pool_default_threads(o.local ? o.nranks : 0));
 	if (o.export_path) {
-		if (tp_export_gguf(o.export_path, &o.cfg, o.seed, o.wtype,
-				   o.export_tied, err, sizeof(err))) {
+		if (tp_export_gguf(o.export_path, o.arch, &o.cfg, o.seed,
+				   o.wtype, o.export_tied, err, sizeof(err))) {
 			tp_err("%s", err);
 			return TP_EXIT_FAIL;
 		}

@@ -34,9 +34,14 @@ static const char usage[] =
 "  --synthetic              seeded random weights of the shape below (default)\n"
 "    --seed S --dim D --layers L --heads H --kv-heads K --ffn F --vocab V\n"
 "    --head-dim N --wtype f32|f16|bf16|q8_0|q4_0|q4_1|q5_0|q5_1|q4_k|q5_k|q6_k\n"
-"    --rope-base B --eps E\n"
-"  --model FILE.gguf        GGUF file, llama architecture (f32/f16/bf16/q8_0/\n"
-"                           q4_0/q4_1/q5_0/q5_1/q4_k/q5_k/q6_k)\n"
+"    --rope-base B --eps E --rope-dim R\n"
+"    --arch llama|qwen3|qwen3moe|glm4moe  the architecture (llama)\n"
+"    --experts N --experts-used K --expert-ffn F   MoE (qwen3moe, glm4moe:\n"
+"                           64, 8, dim)\n"
+"    --shared-experts S --dense-layers L --nextn-layers X   glm4moe (1, 1, 1)\n"
+"  --model FILE.gguf        GGUF file: llama, qwen2, qwen3, qwen3moe, glm4moe\n"
+"                           (f32/f16/bf16/q8_0/q4_0/q4_1/q5_0/q5_1/q4_k/q5_k/q6_k)\n"
+"  --expert-split auto|width|experts  how the ranks share the experts (auto)\n"
 "  --export-gguf FILE       write the synthetic model as GGUF and exit\n"
 "    --tied                 ... without output.weight (tied embeddings)\n"
 "\n"
@@ -187,7 +192,9 @@ enum {
 	O_PLEN, O_PIDS, O_TEMP, O_TOPP, O_SSEED, O_BATCH, O_THREADS, O_ALGO, O_RINGMIN,
 	O_SPIN, O_TIMEOUT, O_PTIMEOUT, O_CTIMEOUT, O_JSON, O_LOGITS, O_COMPARE,
 	O_SLOW, O_TCPSPIN, O_BENCH, O_SIZES, O_ITERS, O_WARMUP, O_PTEXT,
-	O_CHAT, O_SYSTEM, O_HTTP, O_CTX, O_RENDEZVOUS, O_WORLD,
+	O_CHAT, O_SYSTEM, O_HTTP, O_CTX, O_RENDEZVOUS, O_WORLD, O_ARCH,
+	O_EXPERTS, O_EXPUSED, O_EXPFFN, O_SHARED, O_DENSE, O_NEXTN, O_ROTDIM,
+	O_EXPSPLIT,
 };
 
 static const struct option longopts[] = {
@@ -221,6 +228,13 @@ static const struct option longopts[] = {
 	{ "tcp-spin-us", 1, NULL, O_TCPSPIN },
 	{ "bench-allreduce", 0, NULL, O_BENCH }, { "sizes", 1, NULL, O_SIZES },
 	{ "iters", 1, NULL, O_ITERS }, { "warmup", 1, NULL, O_WARMUP },
+	{ "arch", 1, NULL, O_ARCH }, { "experts", 1, NULL, O_EXPERTS },
+	{ "experts-used", 1, NULL, O_EXPUSED },
+	{ "expert-ffn", 1, NULL, O_EXPFFN },
+	{ "shared-experts", 1, NULL, O_SHARED },
+	{ "dense-layers", 1, NULL, O_DENSE },
+	{ "nextn-layers", 1, NULL, O_NEXTN }, { "rope-dim", 1, NULL, O_ROTDIM },
+	{ "expert-split", 1, NULL, O_EXPSPLIT },
 	{ "verbose", 0, NULL, 'v' }, { "help", 0, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -266,9 +280,38 @@ static void launcher_opts(struct tp_opts *o)
 	o->nranks = o->world;
 }
 
+/*
+ * The synthetic model's shape of architecture ARCH: the flags given
+ * (their value, or -1) over the architecture's defaults, small but real
+ * in structure (qwen3moe: 64 experts, 8 used; glm4moe: one dense layer,
+ * one shared expert, half of each head rotated, a NextN layer).
+ */
+static void arch_shape(struct tp_opts *o, const int *given)
+{
+	struct tp_moe_config *e = &o->cfg.moe;
+	int moe = o->arch && (!strcmp(o->arch, "qwen3moe") ||
+			      !strcmp(o->arch, "glm4moe"));
+	int glm = o->arch && !strcmp(o->arch, "glm4moe");
+
+	e->experts = given[0] >= 0 ? given[0] : moe ? 64 : 0;
+	e->used = given[1] >= 0 ? given[1] : e->experts ?
+		  (e->experts < 8 ? e->experts : 8) : 0;
+	e->ffn = given[2] >= 0 ? given[2] : e->experts ? o->cfg.dim : 0;
+	e->shared = given[3] >= 0 ? given[3] : glm ? 1 : 0;
+	e->dense_layers = given[4] >= 0 ? given[4] : glm ? 1 : 0;
+	o->cfg.nextn_layers = given[5] >= 0 ? given[5] : glm ? 1 : 0;
+	o->cfg.rot_dim = given[6] >= 0 ? given[6] : glm ?
+			 o->cfg.head_dim / 2 : o->cfg.head_dim;
+	/* qwen3moe's files say feed_forward_length = ffn x used; its
+	 * dense MLP has no layer to be in */
+	if (!strcmp(o->arch ? o->arch : "", "qwen3moe") && !given[7])
+		o->cfg.ffn = e->ffn * e->used;
+}
+
 void tp_opts_parse(struct tp_opts *o, int argc, char **argv)
 {
-	int c, head_dim = 0, sseed = 0, shape = 0;
+	int c, head_dim = 0, sseed = 0, shape = 0, ffn_given = 0;
+	int given[8] = { -1, -1, -1, -1, -1, -1, -1, 0 };
 
 	memset(o, 0, sizeof(*o));
 	if (argc > 1 && !strcmp(argv[1], "serve")) {
@@ -329,7 +372,25 @@ void tp_opts_parse(struct tp_opts *o, int argc, char **argv)
 		case O_LAYERS: o->cfg.layers = (int)num(optarg, 1, 4096, "--layers"); shape = 1; break;
 		case O_HEADS: o->cfg.heads = (int)num(optarg, 1, 4096, "--heads"); shape = 1; break;
 		case O_KVHEADS: o->cfg.kv_heads = (int)num(optarg, 1, 4096, "--kv-heads"); shape = 1; break;
-		case O_FFN: o->cfg.ffn = (int)num(optarg, 1, 1 << 22, "--ffn"); shape = 1; break;
+		case O_FFN: o->cfg.ffn = (int)num(optarg, 1, 1 << 22, "--ffn"); shape = 1; ffn_given = 1; break;
+		case O_ARCH: o->arch = optarg; shape = 1; break;
+		case O_EXPERTS: given[0] = (int)num(optarg, 1, 1024, "--experts"); shape = 1; break;
+		case O_EXPUSED: given[1] = (int)num(optarg, 1, 1024, "--experts-used"); shape = 1; break;
+		case O_EXPFFN: given[2] = (int)num(optarg, 1, 1 << 20, "--expert-ffn"); shape = 1; break;
+		case O_SHARED: given[3] = (int)num(optarg, 0, 64, "--shared-experts"); shape = 1; break;
+		case O_DENSE: given[4] = (int)num(optarg, 0, 4096, "--dense-layers"); shape = 1; break;
+		case O_NEXTN: given[5] = (int)num(optarg, 0, 16, "--nextn-layers"); shape = 1; break;
+		case O_ROTDIM: given[6] = (int)num(optarg, 2, 4096, "--rope-dim"); shape = 1; break;
+		case O_EXPSPLIT:
+			if (!strcmp(optarg, "auto"))
+				o->cfg.moe.split = TP_SPLIT_AUTO;
+			else if (!strcmp(optarg, "width"))
+				o->cfg.moe.split = TP_SPLIT_WIDTH;
+			else if (!strcmp(optarg, "experts"))
+				o->cfg.moe.split = TP_SPLIT_EXPERTS;
+			else
+				bad("unknown --expert-split '%s' (auto, width, experts)", optarg);
+			break;
 		case O_VOCAB: o->cfg.vocab = (int)num(optarg, 1, 1 << 24, "--vocab"); shape = 1; break;
 		case O_HEADDIM: head_dim = (int)num(optarg, 2, 4096, "--head-dim"); shape = 1; break;
 		case O_WTYPE: o->wtype = parse_type(optarg); shape = 1; break;
@@ -417,7 +478,8 @@ void tp_opts_parse(struct tp_opts *o, int argc, char **argv)
 		o->synthetic = 1;
 	o->cfg.head_dim = head_dim ? head_dim :
 			  o->cfg.heads ? o->cfg.dim / o->cfg.heads : 0;
-	o->cfg.rot_dim = o->cfg.head_dim;
+	given[7] = ffn_given;
+	arch_shape(o, given);
 	if (!sseed)
 		o->sample_seed = o->seed;
 	if (o->local && (o->rank >= 0 || o->peers || o->rendezvous))
@@ -494,7 +556,7 @@ uint64_t tp_opts_hash(const struct tp_opts *o, const struct tp_weights *w)
 	snprintf(s, sizeof(s),
 		 "n%d tr%d synth%d seed%llu wt%d file%zu dim%d l%d h%d kv%d hd%d rot%d ffn%d v%d eps%a rope%a "
 		 "tok%d plen%d batch%d temp%a topp%a ss%llu algo%d rmin%ld cmp%d "
-		 "bench%d iters%d warm%d chat%d serve%d ctx%d",
+		 "bench%d iters%d warm%d chat%d serve%d ctx%d arch%s e%d/%d/%d/%d/%d split%d",
 		 o->nranks, o->transport, o->synthetic,
 		 (unsigned long long)o->seed, w->wtype, w->file_size,
 		 w->cfg.dim, w->cfg.layers, w->cfg.heads, w->cfg.kv_heads,
@@ -503,7 +565,10 @@ uint64_t tp_opts_hash(const struct tp_opts *o, const struct tp_weights *w)
 		 o->prompt_len, o->batch, (double)o->temperature,
 		 (double)o->top_p, (unsigned long long)o->sample_seed, o->algo,
 		 o->ring_min, o->compare, o->bench_ar, o->bench_iters,
-		 o->bench_warmup, o->chat, o->serve, o->ctx);
+		 o->bench_warmup, o->chat, o->serve, o->ctx,
+		 o->arch ? o->arch : "llama", w->cfg.moe.experts, w->cfg.moe.used,
+		 w->cfg.moe.ffn, w->cfg.moe.shared, w->cfg.moe.dense_layers,
+		 o->cfg.moe.split);
 	h = fnv(h, s, strlen(s));
 	if (o->prompt_text)
 		h = fnv(h, o->prompt_text, strlen(o->prompt_text) + 1);

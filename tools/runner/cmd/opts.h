@@ -31,6 +31,7 @@ struct tp_opts {
 	char *model;
 	uint64_t seed;
 	struct tp_config cfg;
+	const char *arch;	/* --arch: the synthetic model's (NULL: llama) */
 	enum tp_type wtype;
 	char *export_path;
 	int export_tied;

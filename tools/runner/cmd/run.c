@@ -30,10 +30,11 @@ static int load(const struct tp_opts *o, int rank, int nranks,
 	int r;
 
 	if (o->model)
-		r = tp_weights_gguf(w, o->model, rank, nranks, err, sizeof(err));
+		r = tp_weights_gguf(w, o->model, rank, nranks,
+				    o->cfg.moe.split, err, sizeof(err));
 	else
-		r = tp_weights_synth(w, &o->cfg, o->seed, o->wtype, rank, nranks,
-				     err, sizeof(err));
+		r = tp_weights_synth(w, o->arch, &o->cfg, o->seed, o->wtype,
+				     rank, nranks, err, sizeof(err));
 	if (r)
 		tp_err("%s", err);
 	else

@@ -257,9 +257,9 @@ int tp_serve_rank(struct tp_opts *o)
 
 	memset(&rdv, 0, sizeof(rdv));
 	if ((o->model ? tp_weights_gguf(&S.w, o->model, o->rank, o->nranks,
-					err, sizeof(err)) :
-	     tp_weights_synth(&S.w, &o->cfg, o->seed, o->wtype, o->rank,
-			      o->nranks, err, sizeof(err)))) {
+					o->cfg.moe.split, err, sizeof(err)) :
+	     tp_weights_synth(&S.w, o->arch, &o->cfg, o->seed, o->wtype,
+			      o->rank, o->nranks, err, sizeof(err)))) {
 		tp_err("%s", err);
 		return TP_EXIT_FAIL;
 	}

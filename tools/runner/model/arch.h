@@ -25,6 +25,7 @@ struct tp_synth;
 
 struct tp_arch {
 	const char *name;	/* general.architecture: "llama", "qwen2" */
+	int moe;		/* 1: its layers (past moe.dense_layers) are MoE */
 	/*
 	 * The configuration from the file's NAME.* metadata: 0, or -1 with
 	 * the reason reported through L (tp_gguf_bad()).
@@ -44,6 +45,9 @@ struct tp_arch {
 	 * and layer I's tensors, whole.
 	 */
 	void (*synth_layer)(struct tp_synth *s, struct tp_layer *y, int i);
+	/* What read_config sets that no shape flag gives (RoPE's mode, the
+	 * routing's functions), for a synthetic model; NULL: nothing. */
+	void (*synth_config)(struct tp_config *c);
 	void (*export_config)(struct gguf_writer *gw,
 			      const struct tp_config *c);
 	void (*export_layer)(struct tp_export *e, int i);

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The attention block, grouped-query, over this rank's heads: its
+ * The attention block, grouped-query, over this rank's heads (with
+ * biases on q, k and v and a norm of each head of q and k where the
+ * weights have them): its
  * weights by llama.cpp's tensor names (from GGUF, synthetic, exported)
  * and its forward pass in three steps an architecture can put its own
  * code between (attention.h).
  */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "base/pool.h"
@@ -91,6 +94,21 @@ static void add_bias(struct tp_model *m, const struct tp_attn_weights *a,
 	}
 }
 
+/* Each head of q and of k RMS-normed over its head_dim (Qwen3). */
+static void qk_norm(struct tp_model *m, const struct tp_attn_weights *a,
+		    int n)
+{
+	const struct tp_config *c = &m->cfg;
+	int hd = c->head_dim, h;
+
+	for (h = 0; h < n * m->nq; h++)
+		tp_rmsnorm(m->q + (size_t)h * hd, m->q + (size_t)h * hd,
+			   a->q_norm, hd, c->eps);
+	for (h = 0; h < n * m->nkv; h++)
+		tp_rmsnorm(m->k + (size_t)h * hd, m->k + (size_t)h * hd,
+			   a->k_norm, hd, c->eps);
+}
+
 void tp_attn_project(struct tp_model *m, const struct tp_attn_weights *a,
 		     int n)
 {
@@ -105,6 +123,8 @@ void tp_attn_project(struct tp_model *m, const struct tp_attn_weights *a,
 	tp_matmul(m->v, m->xb, &a->wv, n);
 	if (a->bq)
 		add_bias(m, a, n);
+	if (a->q_norm)
+		qk_norm(m, a, n);
 }
 
 void tp_attn_rope_cache(struct tp_model *m, int l, int n, int pos)
@@ -186,6 +206,86 @@ int tp_attn_load_bias(struct tp_gguf_load *L, struct tp_attn_weights *a,
 				   sh->kv0 * hd, &a->bk) ||
 	       tp_gguf_vector_rows(L, "blk.%d.attn_v.bias", l, kvd,
 				   sh->kv0 * hd, &a->bv) ? -1 : 0;
+}
+
+int tp_attn_load_bias_opt(struct tp_gguf_load *L, struct tp_attn_weights *a,
+			  int l)
+{
+	char name[96];
+	int present = 0, i;
+
+	for (i = 0; i < 3; i++) {
+		snprintf(name, sizeof(name), "blk.%d.attn_%c.bias", l, "qkv"[i]);
+		present += gguf_find_tensor(&L->g, name) != NULL;
+	}
+	if (present == 3)
+		return tp_attn_load_bias(L, a, l);
+	if (present)
+		return tp_gguf_bad(L, "layer %d has %d of the biases of Q, K and V (blk.%d.attn_{q,k,v}.bias): all three or none",
+				   l, present, l);
+	return 0;
+}
+
+int tp_attn_load_qk_norm(struct tp_gguf_load *L, struct tp_attn_weights *a,
+			 int l, int required)
+{
+	const struct tp_config *c = &L->w->cfg;
+	char name[96];
+
+	snprintf(name, sizeof(name), "blk.%d.attn_q_norm.weight", l);
+	if (!required && !gguf_find_tensor(&L->g, name)) {
+		snprintf(name, sizeof(name), "blk.%d.attn_k_norm.weight", l);
+		if (gguf_find_tensor(&L->g, name))
+			return tp_gguf_bad(L, "layer %d has attn_k_norm without attn_q_norm", l);
+		return 0;
+	}
+	return tp_gguf_vector(L, "blk.%d.attn_q_norm.weight", l, c->head_dim,
+			      &a->q_norm) ||
+	       tp_gguf_vector(L, "blk.%d.attn_k_norm.weight", l, c->head_dim,
+			      &a->k_norm) ? -1 : 0;
+}
+
+void tp_attn_synth_extras(struct tp_synth *s, struct tp_attn_weights *a,
+			  int l, int bias, int qk_norm)
+{
+	const struct tp_config *c = s->c;
+	const struct tp_shard *sh = &s->w->sh;
+	int hd = c->head_dim;
+	const float *bq, *bk, *bv;
+
+	if (bias) {
+		bq = tp_synth_vec(s, TP_T_Q_BIAS, l, c->heads * hd);
+		bk = tp_synth_vec(s, TP_T_K_BIAS, l, c->kv_heads * hd);
+		bv = tp_synth_vec(s, TP_T_V_BIAS, l, c->kv_heads * hd);
+		a->bq = bq + sh->q0 * hd;
+		a->bk = bk + sh->kv0 * hd;
+		a->bv = bv + sh->kv0 * hd;
+	}
+	if (qk_norm) {
+		a->q_norm = tp_synth_vec(s, TP_T_Q_NORM, l, hd);
+		a->k_norm = tp_synth_vec(s, TP_T_K_NORM, l, hd);
+	}
+}
+
+void tp_attn_export_extras(struct tp_export *e, int l, int bias, int qk_norm)
+{
+	const struct tp_config *c = e->c;
+	int qd = c->heads * c->head_dim, kvd = c->kv_heads * c->head_dim;
+
+	if (bias) {
+		tp_export_tensor(e, TP_F32, "blk.%d.attn_q.bias", l,
+				 TP_T_Q_BIAS, 1, qd);
+		tp_export_tensor(e, TP_F32, "blk.%d.attn_k.bias", l,
+				 TP_T_K_BIAS, 1, kvd);
+		tp_export_tensor(e, TP_F32, "blk.%d.attn_v.bias", l,
+				 TP_T_V_BIAS, 1, kvd);
+	}
+	if (qk_norm) {
+		tp_export_tensor(e, TP_F32, "blk.%d.attn_q_norm.weight", l,
+				 TP_T_Q_NORM, 1, c->head_dim);
+		tp_export_tensor(e, TP_F32, "blk.%d.attn_k_norm.weight", l,
+				 TP_T_K_NORM, 1, c->head_dim);
+	}
 }
 
 void tp_attn_synth(struct tp_synth *s, struct tp_attn_weights *a, int l)

@@ -3,13 +3,15 @@
  * The attention block (attention.c), over this rank's heads:
  *
  *   h = rmsnorm(x) ; q, k, v = Wq h, Wk h, Wv h (+ biases)     project
+ *   (each head of q and k RMS-normed, when there are q_norm and k_norm)
  *   rotary embedding on q, k ; k, v into the layer's KV cache   rope_cache
  *   a = softmax(q k^T / sqrt(head_dim)) v, grouped-query ;
  *   x += allreduce(Wo a)                                        output
  *
  * tp_attention() runs the three steps; an architecture that needs more
  * (a norm of q and k per head, another score) calls them one by one with
- * its own code between. RoPE's mode is the configuration's (rope_neox).
+ * its own code between. RoPE's mode is the configuration's (rope_neox),
+ * and so is the part of each head it rotates (rot_dim).
  */
 #ifndef TPRUN_MODEL_ATTENTION_H
 #define TPRUN_MODEL_ATTENTION_H
@@ -44,5 +46,18 @@ int tp_attn_load_bias(struct tp_gguf_load *L, struct tp_attn_weights *a,
 		      int l);
 void tp_attn_synth(struct tp_synth *s, struct tp_attn_weights *a, int l);
 void tp_attn_export(struct tp_export *e, int l);
+/*
+ * The biases of q, k and v when the file has them (all three or none,
+ * as llama.cpp takes them: optional for Qwen3 and GLM), and the per-head
+ * norms attn_q_norm and attn_k_norm (REQUIRED: Qwen3; else both or
+ * none). Synthetic and exported: BIAS and QK_NORM say which there are.
+ */
+int tp_attn_load_bias_opt(struct tp_gguf_load *L, struct tp_attn_weights *a,
+			  int l);
+int tp_attn_load_qk_norm(struct tp_gguf_load *L, struct tp_attn_weights *a,
+			 int l, int required);
+void tp_attn_synth_extras(struct tp_synth *s, struct tp_attn_weights *a,
+			  int l, int bias, int qk_norm);
+void tp_attn_export_extras(struct tp_export *e, int l, int bias, int qk_norm);
 
 #endif /* TPRUN_MODEL_ATTENTION_H */

@@ -25,13 +25,21 @@ void tp_export_tensor(struct tp_export *e, enum tp_type want,
 		      const char *fmt, int layer, int tensor, int rows,
 		      int cols)
 {
+	tp_export_tensor3(e, want, fmt, layer, tensor, 1, rows, cols);
+}
+
+void tp_export_tensor3(struct tp_export *e, enum tp_type want,
+		       const char *fmt, int layer, int tensor, int n2,
+		       int rows, int cols)
+{
 	enum tp_type type = tp_type_for_cols(want, cols);
 	size_t stride = tp_type_bytes(type, (size_t)cols);
-	unsigned char *data = tp_calloc((size_t)rows, stride);
+	long i, all = (long)n2 * rows;
+	unsigned char *data = tp_calloc((size_t)all, stride);
 	float *tmp = tp_calloc((size_t)cols, sizeof(float));
-	uint64_t ne[2] = { (uint64_t)cols, (uint64_t)rows };
+	uint64_t ne[3] = { (uint64_t)cols, (uint64_t)rows, (uint64_t)n2 };
 	char name[96];
-	int i, j;
+	int j;
 
 	snprintf(name, sizeof(name), fmt, layer);
 	if (type != want)
@@ -39,7 +47,7 @@ void tp_export_tensor(struct tp_export *e, enum tp_type want,
 			"%s: rows of %d are not a multiple of %d for %s: stored as %s, as llama.cpp's quantizer does\n",
 			name, cols, tp_type_block(want), tp_type_name(want),
 			tp_type_name(type));
-	for (i = 0; i < rows; i++) {
+	for (i = 0; i < all; i++) {
 		for (j = 0; j < cols; j++)
 			tmp[j] = tp_synth_value(e->c, e->seed, tensor, layer,
 						i, j);
@@ -47,8 +55,40 @@ void tp_export_tensor(struct tp_export *e, enum tp_type want,
 				(size_t)cols);
 	}
 	free(tmp);
-	gguf_writer_tensor(e->gw, name, type, rows == 1 ? 1 : 2, ne, data,
-			   stride * (size_t)rows);
+	gguf_writer_tensor(e->gw, name, type, n2 > 1 ? 3 : rows == 1 ? 1 : 2,
+			   ne, data, stride * (size_t)all);
+}
+
+void tp_export_config(struct gguf_writer *gw, const char *arch,
+		      const struct tp_config *c)
+{
+	char key[96];
+
+#define KEY(suffix) (snprintf(key, sizeof(key), "%s." suffix, arch), key)
+	gguf_writer_u32(gw, KEY("context_length"), 4096);
+	gguf_writer_u32(gw, KEY("embedding_length"), (uint32_t)c->dim);
+	gguf_writer_u32(gw, KEY("block_count"),
+			(uint32_t)(c->layers + c->nextn_layers));
+	gguf_writer_u32(gw, KEY("feed_forward_length"), (uint32_t)c->ffn);
+	gguf_writer_u32(gw, KEY("attention.head_count"), (uint32_t)c->heads);
+	gguf_writer_u32(gw, KEY("attention.head_count_kv"),
+			(uint32_t)c->kv_heads);
+	if (c->head_dim != c->dim / c->heads) {
+		gguf_writer_u32(gw, KEY("attention.key_length"),
+				(uint32_t)c->head_dim);
+		gguf_writer_u32(gw, KEY("attention.value_length"),
+				(uint32_t)c->head_dim);
+	}
+	gguf_writer_u32(gw, KEY("rope.dimension_count"), (uint32_t)c->rot_dim);
+	gguf_writer_f32(gw, KEY("attention.layer_norm_rms_epsilon"), c->eps);
+	gguf_writer_f32(gw, KEY("rope.freq_base"), c->rope_base);
+	if (!c->moe.experts)
+		return;
+	gguf_writer_u32(gw, KEY("expert_count"), (uint32_t)c->moe.experts);
+	gguf_writer_u32(gw, KEY("expert_used_count"), (uint32_t)c->moe.used);
+	gguf_writer_u32(gw, KEY("expert_feed_forward_length"),
+			(uint32_t)c->moe.ffn);
+#undef KEY
 }
 
 int tp_export_synthetic(const char *path, const struct tp_arch *arch,
@@ -66,12 +106,14 @@ int tp_export_synthetic(const char *path, const struct tp_arch *arch,
 	}
 	if (tp_config_check(c, 1, err, errlen))
 		return -1;
-	if (tp_type_block(type) > 1 && (c->dim % 32 || c->ffn % 32 || qd % 32)) {
+	if (tp_type_block(type) > 1 && (c->dim % 32 || c->ffn % 32 || qd % 32 ||
+					c->moe.ffn % 32)) {
 		snprintf(err, errlen,
-			 "%s needs dim, ffn and heads x head-dim to be multiples of 32",
+			 "%s needs dim, ffn, expert-ffn and heads x head-dim to be multiples of 32",
 			 tp_type_name(type));
 		return -1;
 	}
+	e.arch = arch;
 	e.gw = gguf_writer_new(GGUF_DEFAULT_ALIGNMENT);
 	gguf_writer_str(e.gw, "general.architecture", arch->name);
 	gguf_writer_str(e.gw, "general.name", "tprun synthetic");
@@ -94,7 +136,8 @@ int tp_export_synthetic(const char *path, const struct tp_arch *arch,
 	if (!tied)
 		tp_export_tensor(&e, type, "output.weight", 0, TP_T_OUTPUT,
 				 c->vocab, c->dim);
-	for (l = 0; l < c->layers; l++)
+	/* the layers the forward pass skips (NextN) come after the others */
+	for (l = 0; l < c->layers + c->nextn_layers; l++)
 		arch->export_layer(&e, l);
 	ret = gguf_writer_save(e.gw, path, err, errlen);
 	gguf_writer_free(e.gw);

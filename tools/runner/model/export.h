@@ -17,6 +17,7 @@ struct tp_export {
 	const struct tp_config *c;
 	uint64_t seed;
 	enum tp_type type;	/* the weights' type (norms: F32) */
+	const struct tp_arch *arch;
 };
 
 /*
@@ -27,6 +28,20 @@ struct tp_export {
 void tp_export_tensor(struct tp_export *e, enum tp_type want,
 		      const char *fmt, int layer, int tensor, int rows,
 		      int cols);
+/* The same, N2 matrices of ROWS x COLS as one 3-D tensor (experts). */
+void tp_export_tensor3(struct tp_export *e, enum tp_type want,
+		       const char *fmt, int layer, int tensor, int n2,
+		       int rows, int cols);
+
+/*
+ * The hyperparameters of the llama family under ARCH's prefix, as
+ * tp_gguf_read_config() reads them back (key_length and value_length
+ * only when they are not dim / heads, as llama.cpp's converter writes
+ * them; block_count counts the skipped NextN layers), and with experts
+ * expert_count, expert_used_count and expert_feed_forward_length.
+ */
+void tp_export_config(struct gguf_writer *gw, const char *arch,
+		      const struct tp_config *c);
 
 /*
  * Write the synthetic model (C, SEED) of ARCH to PATH as GGUF, weights in

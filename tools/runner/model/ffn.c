@@ -24,7 +24,7 @@ int tp_ffn_swiglu(struct tp_model *m, const struct tp_ffn_weights *f, int n,
 			   f->norm, dim, c->eps);
 	tp_matmul(m->g, m->xb, &f->wgate, n);
 	tp_matmul(m->u, m->xb, &f->wup, n);
-	tp_swiglu(m->g, m->u, n * m->nf);
+	tp_swiglu(m->g, m->u, n * f->wgate.rows);
 	part = tp_residual_buf(m, ar, n);
 	tp_matmul(part, m->g, &f->wdown, n);
 	return tp_residual_add(m, ar, part, n);
@@ -32,11 +32,16 @@ int tp_ffn_swiglu(struct tp_model *m, const struct tp_ffn_weights *f, int n,
 
 int tp_ffn_load(struct tp_gguf_load *L, struct tp_ffn_weights *f, int l)
 {
+	return tp_ffn_load_norm(L, f, l, "blk.%d.ffn_norm.weight");
+}
+
+int tp_ffn_load_norm(struct tp_gguf_load *L, struct tp_ffn_weights *f, int l,
+		     const char *norm)
+{
 	const struct tp_config *c = &L->w->cfg;
 	const struct tp_shard *sh = &L->w->sh;
 
-	return tp_gguf_vector(L, "blk.%d.ffn_norm.weight", l, c->dim,
-			      &f->norm) ||
+	return tp_gguf_vector(L, norm, l, c->dim, &f->norm) ||
 	       tp_gguf_shard(L, "blk.%d.ffn_gate.weight", l, c->ffn, c->dim,
 			     sh->f0, sh->f1, 0, c->dim, &f->wgate) ||
 	       tp_gguf_shard(L, "blk.%d.ffn_up.weight", l, c->ffn, c->dim,
@@ -58,10 +63,14 @@ void tp_ffn_synth(struct tp_synth *s, struct tp_ffn_weights *f, int l)
 
 void tp_ffn_export(struct tp_export *e, int l)
 {
+	tp_ffn_export_norm(e, l, "blk.%d.ffn_norm.weight");
+}
+
+void tp_ffn_export_norm(struct tp_export *e, int l, const char *norm)
+{
 	const struct tp_config *c = e->c;
 
-	tp_export_tensor(e, TP_F32, "blk.%d.ffn_norm.weight", l,
-			 TP_T_FFN_NORM, 1, c->dim);
+	tp_export_tensor(e, TP_F32, norm, l, TP_T_FFN_NORM, 1, c->dim);
 	tp_export_tensor(e, e->type, "blk.%d.ffn_gate.weight", l, TP_T_GATE,
 			 c->ffn, c->dim);
 	tp_export_tensor(e, e->type, "blk.%d.ffn_up.weight", l, TP_T_UP,

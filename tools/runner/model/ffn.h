@@ -25,5 +25,9 @@ int tp_ffn_swiglu(struct tp_model *m, const struct tp_ffn_weights *f, int n,
 int tp_ffn_load(struct tp_gguf_load *L, struct tp_ffn_weights *f, int l);
 void tp_ffn_synth(struct tp_synth *s, struct tp_ffn_weights *f, int l);
 void tp_ffn_export(struct tp_export *e, int l);
+/* The same with the norm named NORM (GLM: blk.%d.post_attention_norm). */
+int tp_ffn_load_norm(struct tp_gguf_load *L, struct tp_ffn_weights *f, int l,
+		     const char *norm);
+void tp_ffn_export_norm(struct tp_export *e, int l, const char *norm);
 
 #endif /* TPRUN_MODEL_FFN_H */

@@ -13,6 +13,7 @@
 #include "kernels/vector.h"
 #include "model/arch.h"
 #include "model/model.h"
+#include "model/moe.h"
 
 int tp_model_init(struct tp_model *m, const struct tp_weights *w, int ctx,
 		  int max_batch)
@@ -44,6 +45,7 @@ int tp_model_init(struct tp_model *m, const struct tp_weights *w, int ctx,
 	m->scores = tp_calloc((size_t)tp_pool_threads() * ctx, sizeof(float));
 	m->rope = tp_calloc((size_t)c->rot_dim, sizeof(float));
 	m->logits = tp_calloc((size_t)c->vocab, sizeof(float));
+	tp_moe_init(m);
 	return 0;
 }
 
@@ -63,6 +65,7 @@ void tp_model_free(struct tp_model *m)
 	free(m->scores);
 	free(m->rope);
 	free(m->logits);
+	tp_moe_free(m);
 	memset(m, 0, sizeof(*m));
 }
 

@@ -160,6 +160,116 @@ int tp_gguf_shard(struct tp_gguf_load *L, const char *fmt, int layer,
 	return read_shard(L, &full, r0, r1, c0, c1, name, out);
 }
 
+int tp_gguf_matrix(struct tp_gguf_load *L, const char *fmt, int layer,
+		   int rows, int cols, struct tp_mat *out)
+{
+	struct tp_mat full;
+	char name[96];
+	char *data;
+
+	snprintf(name, sizeof(name), fmt, layer);
+	if (full_mat(L, name, rows, cols, &full))
+		return -1;
+	data = tp_weights_alloc(L->w, full.stride * (size_t)rows);
+	if (read_at(L, full.data, data, full.stride * (size_t)rows, name))
+		return -1;
+	*out = full;
+	out->data = data;
+	out->interleaved = 0;
+	return 0;
+}
+
+/* Rows [R0,R1) of each of N expert slabs of ROWS rows of T one after
+ * another in the file, columns [C0,C1) of each row (SKIP bytes into it,
+ * PART bytes), to DST: whole rows in one read, slices through a bounce
+ * buffer of whole rows (one read a row would be millions of reads). */
+static int read_slabs(struct tp_gguf_load *L, const struct gguf_tensor *t,
+		      const char *name, int e0, int n, int rows, int r0,
+		      int r1, size_t stride, size_t skip, size_t part,
+		      char *dst)
+{
+	const char *base = (const char *)t->data;
+	size_t nr = (size_t)(r1 - r0), chunk, got, i;
+	char *buf;
+	int e;
+
+	if (part == stride) {
+		if (r0 == 0 && r1 == rows)	/* the slabs are contiguous */
+			return read_at(L, base + (size_t)e0 * rows * stride,
+				       dst, (size_t)n * nr * stride, name);
+		for (e = 0; e < n; e++)
+			if (read_at(L, base + ((size_t)(e0 + e) * rows + r0) *
+					stride, dst + (size_t)e * nr * stride,
+				    nr * stride, name))
+				return -1;
+		return 0;
+	}
+	chunk = (1u << 20) / stride + 1;
+	buf = tp_calloc(chunk, stride);
+	for (e = 0; e < n; e++)
+		for (i = 0; i < nr; i += got) {
+			size_t k;
+
+			got = nr - i < chunk ? nr - i : chunk;
+			if (read_at(L, base + ((size_t)(e0 + e) * rows + r0 +
+					       i) * stride,
+				    buf, got * stride, name)) {
+				free(buf);
+				return -1;
+			}
+			for (k = 0; k < got; k++)
+				memcpy(dst + ((size_t)e * nr + i + k) * part,
+				       buf + k * stride + skip, part);
+		}
+	free(buf);
+	return 0;
+}
+
+int tp_gguf_experts(struct tp_gguf_load *L, const char *fmt, int layer,
+		    int rows, int cols, int r0, int r1, int c0, int c1,
+		    struct tp_mat *out)
+{
+	const struct tp_shard *sh = &L->w->sh;
+	int E = L->w->cfg.moe.experts, n = sh->e1 - sh->e0, blk, i;
+	const struct gguf_tensor *t;
+	size_t stride, part, nr = (size_t)(r1 - r0);
+	char name[96];
+	char *data;
+
+	snprintf(name, sizeof(name), fmt, layer);
+	t = gguf_find_tensor(&L->g, name);
+	if (!t)
+		return tp_gguf_bad(L, "tensor %s is missing", name);
+	if (t->ndims != 3 || t->ne[0] != (uint64_t)cols ||
+	    t->ne[1] != (uint64_t)rows || t->ne[2] != (uint64_t)E)
+		return tp_gguf_bad(L, "tensor %s is %llu x %llu x %llu (%u-D), expected %d x %d x %d (columns x rows x experts; %s.expert_count is %d)",
+				   name, (unsigned long long)t->ne[0],
+				   (unsigned long long)t->ne[1],
+				   (unsigned long long)t->ne[2], t->ndims, cols,
+				   rows, E, L->arch, E);
+	blk = tp_type_block((enum tp_type)t->type);
+	if (c0 % blk || (c1 - c0) % blk)
+		return tp_gguf_bad(L, "tensor %s (%s): columns %d..%d of this rank's share do not start and end on its blocks of %d",
+				   name, gguf_ggml_type_name(t->type), c0, c1,
+				   blk);
+	stride = tp_type_bytes((enum tp_type)t->type, (size_t)cols);
+	part = tp_type_bytes((enum tp_type)t->type, (size_t)(c1 - c0));
+	data = tp_weights_alloc(L->w, (size_t)n * nr * part);
+	if (read_slabs(L, t, name, sh->e0, n, rows, r0, r1, stride,
+		       tp_type_bytes((enum tp_type)t->type, (size_t)c0), part,
+		       data))
+		return -1;
+	for (i = 0; i < n; i++) {
+		out[i] = (struct tp_mat){
+			.type = (enum tp_type)t->type, .rows = (int)nr,
+			.cols = c1 - c0, .stride = part,
+			.data = data + (size_t)i * nr * part,
+		};
+		tp_mat_interleave(&out[i]);	/* for decoding */
+	}
+	return 0;
+}
+
 int tp_gguf_vector(struct tp_gguf_load *L, const char *fmt, int layer, int n,
 		   const float **out)
 {
@@ -221,6 +331,7 @@ int tp_gguf_read_config(struct tp_gguf_load *L, struct tp_config *c)
 	const struct gguf_tensor *emb;
 	struct gguf_str st;
 	float factor = 0;
+	int vlen;
 
 	if (tp_gguf_int(L, tp_gguf_key(L, "embedding_length"), -1, &c->dim) ||
 	    tp_gguf_int(L, tp_gguf_key(L, "block_count"), -1, &c->layers) ||
@@ -238,8 +349,13 @@ int tp_gguf_read_config(struct tp_gguf_load *L, struct tp_config *c)
 	    tp_gguf_float(L, tp_gguf_key(L, "attention.layer_norm_rms_epsilon"),
 			  1e-5, &c->eps) ||
 	    tp_gguf_float(L, tp_gguf_key(L, "rope.freq_base"), 10000.0,
-			  &c->rope_base))
+			  &c->rope_base) ||
+	    tp_gguf_int(L, tp_gguf_key(L, "attention.value_length"),
+			c->head_dim, &vlen))
 		return -1;
+	if (vlen != c->head_dim)
+		return tp_gguf_bad(L, "%s is %d where the key length is %d: values of another width than keys are not supported",
+				   L->key, vlen, c->head_dim);
 	/*
 	 * RoPE scaling as llama.cpp reads it: positions times 1/factor
 	 * (rope.scaling.factor, or the older rope.scale_linear), whatever
@@ -267,6 +383,66 @@ int tp_gguf_read_config(struct tp_gguf_load *L, struct tp_config *c)
 	if (!emb || emb->ndims != 2 || emb->ne[1] > (1u << 24))
 		return tp_gguf_bad(L, "tensor token_embd.weight is missing or not 2-D");
 	c->vocab = (int)emb->ne[1];
+	return 0;
+}
+
+int tp_gguf_read_moe(struct tp_gguf_load *L, struct tp_config *c)
+{
+	struct tp_moe_config *e = &c->moe;
+	int norm = 0, gating = 0;
+
+	if (tp_gguf_int(L, tp_gguf_key(L, "expert_count"), 0, &e->experts) ||
+	    tp_gguf_int(L, tp_gguf_key(L, "expert_used_count"), 0, &e->used) ||
+	    tp_gguf_int(L, tp_gguf_key(L, "expert_feed_forward_length"), 0,
+			&e->ffn) ||
+	    tp_gguf_int(L, tp_gguf_key(L, "expert_shared_count"), 0,
+			&e->shared) ||
+	    tp_gguf_int(L, tp_gguf_key(L, "leading_dense_block_count"), 0,
+			&e->dense_layers) ||
+	    tp_gguf_float(L, tp_gguf_key(L, "expert_weights_scale"), 0,
+			  &e->scale) ||
+	    tp_gguf_int(L, tp_gguf_key(L, "expert_weights_norm"), 0, &norm) ||
+	    tp_gguf_int(L, tp_gguf_key(L, "expert_gating_func"), 0, &gating) ||
+	    tp_gguf_int(L, tp_gguf_key(L, "expert_group_count"), 0,
+			&e->groups) ||
+	    tp_gguf_int(L, tp_gguf_key(L, "expert_group_used_count"), 0,
+			&e->groups_used))
+		return -1;
+	e->norm = norm != 0;
+	e->gating = gating;
+	if (e->experts < 1)
+		return tp_gguf_bad(L, "%s is %d: a %s model needs experts",
+				   tp_gguf_key(L, "expert_count"), e->experts,
+				   L->arch);
+	if (e->used < 1 || e->used > e->experts)
+		return tp_gguf_bad(L, "%s is %d: it must be 1..%d (expert_count)",
+				   tp_gguf_key(L, "expert_used_count"),
+				   e->used, e->experts);
+	if (gating > TP_GATE_SIGMOID)
+		return tp_gguf_bad(L, "%s = %d: only softmax (1) and sigmoid (2) gating are supported",
+				   tp_gguf_key(L, "expert_gating_func"), gating);
+	return 0;
+}
+
+int tp_gguf_expect(struct tp_gguf_load *L, const char *fmt, int layer,
+		   int ndims, uint64_t ne0, uint64_t ne1, uint64_t ne2)
+{
+	const struct gguf_tensor *t;
+	char name[96];
+
+	snprintf(name, sizeof(name), fmt, layer);
+	t = gguf_find_tensor(&L->g, name);
+	if (!t)
+		return tp_gguf_bad(L, "tensor %s is missing", name);
+	if (t->ne[0] != ne0 || (ndims > 1 && t->ne[1] != ne1) ||
+	    (ndims > 2 && t->ne[2] != ne2) || (int)t->ndims > ndims)
+		return tp_gguf_bad(L, "tensor %s is %llu x %llu x %llu, expected %llu x %llu x %llu",
+				   name, (unsigned long long)t->ne[0],
+				   (unsigned long long)t->ne[1],
+				   (unsigned long long)t->ne[2],
+				   (unsigned long long)ne0,
+				   (unsigned long long)(ndims > 1 ? ne1 : 1),
+				   (unsigned long long)(ndims > 2 ? ne2 : 1));
 	return 0;
 }
 
@@ -315,9 +491,28 @@ static const struct tp_arch *find_arch(struct tp_gguf_load *L,
 	return NULL;
 }
 
+/* The largest block of the types of the tensors FMT of every layer
+ * (which may differ: llama.cpp's Q4_K_M gives some layers Q6_K): the
+ * unit a split of their columns has to keep to. 32 when there are none. */
+static int layers_block(struct tp_gguf_load *L, const char *fmt)
+{
+	const struct gguf_tensor *t;
+	char name[96];
+	int l, unit = 0, b;
+
+	for (l = 0; l < L->w->cfg.layers; l++) {
+		snprintf(name, sizeof(name), fmt, l);
+		t = gguf_find_tensor(&L->g, name);
+		b = t ? tp_type_block((enum tp_type)t->type) : 0;
+		unit = b > unit ? b : unit;
+	}
+	return unit ? unit : 32;
+}
+
 int tp_gguf_load_weights(struct tp_weights *w, const char *path, int rank,
-			 int nranks, const struct tp_arch *const *archs,
-			 int narchs, char *err, size_t errlen)
+			 int nranks, int expert_split,
+			 const struct tp_arch *const *archs, int narchs,
+			 char *err, size_t errlen)
 {
 	struct tp_gguf_load L = {
 		.w = w, .path = path, .err = err, .errlen = errlen,
@@ -353,6 +548,14 @@ int tp_gguf_load_weights(struct tp_weights *w, const char *path, int rank,
 				   tp_type_block((enum tp_type)dn->type) : 32,
 				   &w->sh);
 		tp_split_vocab(c, rank, nranks, &w->sh);
+	}
+	c->moe.split = expert_split;
+	if (tp_shard_experts(c, rank, nranks,
+			     layers_block(&L, "blk.%d.ffn_down_exps.weight"),
+			     layers_block(&L, "blk.%d.ffn_down_shexp.weight"),
+			     &w->sh, msg, sizeof(msg))) {
+		tp_gguf_bad(&L, "%s", msg);
+		goto out;
 	}
 	snprintf(w->source, sizeof(w->source), "%s", path);
 	w->layer = tp_calloc((size_t)c->layers, sizeof(*w->layer));

@@ -29,13 +29,15 @@ struct tp_gguf_load {
 };
 
 /*
- * The weights of the GGUF file PATH for RANK of NRANKS, by the
+ * The weights of the GGUF file PATH for RANK of NRANKS (the experts
+ * shared as EXPERT_SPLIT says, enum tp_expert_split), by the
  * architecture its general.architecture names among ARCHS[NARCHS]
  * (model/arch/registry.c passes them). 0, or -1 and ERR.
  */
 int tp_gguf_load_weights(struct tp_weights *w, const char *path, int rank,
-			 int nranks, const struct tp_arch *const *archs,
-			 int narchs, char *err, size_t errlen);
+			 int nranks, int expert_split,
+			 const struct tp_arch *const *archs, int narchs,
+			 char *err, size_t errlen);
 
 /* "PATH: MESSAGE" into the loader's error buffer; returns -1. */
 int tp_gguf_bad(struct tp_gguf_load *L, const char *fmt, ...)
@@ -57,12 +59,39 @@ int tp_gguf_float(struct tp_gguf_load *L, const char *key, double def,
  */
 int tp_gguf_read_config(struct tp_gguf_load *L, struct tp_config *c);
 /*
+ * The experts' hyperparameters, under the keys llama.cpp reads
+ * (expert_count, expert_used_count, expert_feed_forward_length,
+ * expert_shared_count, leading_dense_block_count, expert_weights_scale,
+ * expert_weights_norm, expert_gating_func, expert_group_count,
+ * expert_group_used_count; absent ones 0), checked: there are experts,
+ * the experts used are among them, the gating is one tprun has. The
+ * architecture fills in its defaults after.
+ */
+int tp_gguf_read_moe(struct tp_gguf_load *L, struct tp_config *c);
+/* The tensor FMT (%d: LAYER) is there, NDIMS-D, NE0 x NE1 x NE2: for the
+ * tensors llama.cpp requires but never uses (GLM's NextN layer). */
+int tp_gguf_expect(struct tp_gguf_load *L, const char *fmt, int layer,
+		   int ndims, uint64_t ne0, uint64_t ne1, uint64_t ne2);
+/*
  * Rows [R0,R1) x columns [C0,C1) of the ROWS x COLS tensor named FMT
  * (%d: LAYER) into memory of the rank's own, cut as tp_mat_shard() cuts.
  */
 int tp_gguf_shard(struct tp_gguf_load *L, const char *fmt, int layer,
 		  int rows, int cols, int r0, int r1, int c0, int c1,
 		  struct tp_mat *out);
+/* The whole ROWS x COLS tensor named FMT, rows as stored (not
+ * interleaved: a router, which the portable kernels read). */
+int tp_gguf_matrix(struct tp_gguf_load *L, const char *fmt, int layer,
+		   int rows, int cols, struct tp_mat *out);
+/*
+ * The experts of this rank's shard (sh.e0..e1) of the 3-D tensor named
+ * FMT (COLS x ROWS x expert_count, the experts one after another): rows
+ * [R0,R1) x columns [C0,C1) of each (C0, C1 on the type's blocks) into
+ * OUT[0..e1-e0). Refused, naming the tensor, when its shape is not that.
+ */
+int tp_gguf_experts(struct tp_gguf_load *L, const char *fmt, int layer,
+		    int rows, int cols, int r0, int r1, int c0, int c1,
+		    struct tp_mat *out);
 /* The N-vector named FMT (%d: LAYER) as F32 (norms are small, may be
  * F16); from element R0 on, for a rank's rows of a bias. */
 int tp_gguf_vector(struct tp_gguf_load *L, const char *fmt, int layer,

@@ -41,7 +41,31 @@ struct tp_config {
 	/* zero for synthetic models and plain llama files: */
 	int rope_neox;	/* rotate (v[i], v[i + rot/2]) (Qwen2), not pairs */
 	float rope_scale;	/* linear RoPE scaling: 1 / factor (0: none) */
+	/* layers in the file after these, which the forward pass skips
+	 * (GLM-4.5's multi-token prediction layer): for the export */
+	int nextn_layers;
+	struct tp_moe_config {
+		int experts;	/* routed experts per MoE layer (0: dense) */
+		int used;	/* experts each token goes to (top k) */
+		int ffn;	/* each expert's FFN width */
+		int shared;	/* shared experts: one FFN shared x ffn wide */
+		int dense_layers;	/* the first layers: dense MLPs */
+		int gating;	/* enum tp_moe_gating */
+		int norm;	/* the chosen experts' weights sum to 1 */
+		float scale;	/* ... then times this (0 or 1: not) */
+		int groups, groups_used;	/* group-limited routing, or 0 */
+		int split;	/* enum tp_expert_split: across the ranks */
+	} moe;
 };
+
+/* How a router turns its logits into the experts' probabilities. */
+enum tp_moe_gating { TP_GATE_SOFTMAX = 1, TP_GATE_SIGMOID = 2 };
+
+/*
+ * How N ranks share the experts (shard.c, Documentation/runner.md):
+ * each a slice of every expert's FFN width, or whole experts each.
+ */
+enum tp_expert_split { TP_SPLIT_AUTO, TP_SPLIT_WIDTH, TP_SPLIT_EXPERTS };
 
 /* Check a configuration for N ranks (shard.c): 0, or -1 and ERR. */
 int tp_config_check(const struct tp_config *c, int nranks, char *err,
@@ -54,6 +78,11 @@ struct tp_shard {
 	int kv0, kv1;	/* K/V heads those query heads read */
 	int f0, f1;	/* MLP columns */
 	int v0, v1;	/* output head rows (vocabulary entries) */
+	/* MoE layers (tp_shard_experts): experts held, each one's FFN
+	 * columns held, the shared experts' FFN columns held */
+	int e0, e1;
+	int x0, x1;
+	int s0, s1;
 };
 
 /* Balanced split of TOTAL into PARTS: begin of part I is TOTAL*I/PARTS. */
@@ -68,6 +97,16 @@ void tp_shard_plan(const struct tp_config *c, int rank, int nranks,
 void tp_shard_plan_unit(const struct tp_config *c, int rank, int nranks,
 			int unit, struct tp_shard *s);
 
+/*
+ * The experts of RANK (sh.e0.., x0.., s0..): by c->moe.split, the
+ * routed experts' FFN columns cut on multiples of UNIT (the block of
+ * ffn_down_exps' type), the shared experts' on multiples of SHARED_UNIT.
+ * 0, or -1 and ERR when the experts cannot be shared that way.
+ */
+int tp_shard_experts(const struct tp_config *c, int rank, int nranks,
+		     int unit, int shared_unit, struct tp_shard *s, char *err,
+		     size_t errlen);
+
 /* The output head's rows of RANK (sh.v0, sh.v1): a balanced split. */
 void tp_split_vocab(const struct tp_config *c, int rank, int nranks,
 		    struct tp_shard *s);
@@ -78,6 +117,7 @@ struct tp_attn_weights {
 	struct tp_mat wq, wk, wv;	/* rows: local heads x head_dim */
 	struct tp_mat wo;		/* dim x local q dims */
 	const float *bq, *bk, *bv;	/* biases (local rows), or NULL */
+	const float *q_norm, *k_norm;	/* per-head RMSNorm (head_dim), or NULL */
 };
 
 /* The SwiGLU MLP of a layer: this rank's columns (ffn.h). */
@@ -87,9 +127,22 @@ struct tp_ffn_weights {
 	struct tp_mat wdown;		/* dim x local MLP columns */
 };
 
+/* A mixture-of-experts FFN block (moe.h). */
+struct tp_moe_weights {
+	const float *norm;		/* dim */
+	struct tp_mat router;		/* experts x dim, whole on every rank */
+	const float *probs_bias;	/* experts: selection bias, or NULL */
+	/* experts e0..e1 of the shard, each its columns x0..x1: */
+	struct tp_mat *gate, *up;	/* rows: local columns, x dim */
+	struct tp_mat *down;		/* dim x local columns */
+	struct tp_ffn_weights shared;	/* columns s0..s1; no norm. Or none:
+					   shared.wgate.data NULL */
+};
+
 struct tp_layer {
 	struct tp_attn_weights attn;
 	struct tp_ffn_weights ffn;
+	struct tp_moe_weights moe;	/* router.data NULL: a dense layer */
 };
 
 /*
@@ -149,6 +202,8 @@ int tp_embed_row(const struct tp_weights *w, int token, float *out);
  */
 int tp_head_logits(struct tp_model *m, struct tp_ar *ar);
 
+struct tp_moe_buf;
+
 struct tp_model {
 	const struct tp_weights *w;
 	struct tp_config cfg;
@@ -157,6 +212,7 @@ struct tp_model {
 	float *kcache, *vcache;	/* layers x ctx x nkv x head_dim */
 	float *x, *xb, *q, *k, *v, *att, *part, *g, *u, *scores, *rope;
 	float *logits;		/* vocab, of the last token of a forward */
+	struct tp_moe_buf *moe;	/* MoE layers' working memory (moe.c) */
 };
 
 /* The working memory for CTX positions, batches of MAX_BATCH (forward.c). */

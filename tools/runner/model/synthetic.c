@@ -35,28 +35,54 @@ float tp_synth_value(const struct tp_config *c, uint64_t seed, int tensor,
 	case TP_T_OUT_NORM:
 	case TP_T_ATTN_NORM:
 	case TP_T_FFN_NORM:
+	case TP_T_Q_NORM:
+	case TP_T_K_NORM:
 		return 1.0f + 0.25f * u;
-	case TP_T_O:
-		fan_in = c->heads * c->head_dim;
-		break;
-	case TP_T_DOWN:
-		fan_in = c->ffn;
-		break;
+	case TP_T_Q_BIAS:
+	case TP_T_K_BIAS:
+	case TP_T_V_BIAS:
+		return 0.2f * u;
+	case TP_T_PROBS_BIAS:	/* shifts sigmoid scores near 0.5 */
+		return 0.05f * u;
 	default:
-		fan_in = c->dim;
+		fan_in = tp_synth_cols(c, tensor);
 		break;
 	}
 	/* uniform with variance 1/fan_in: activations stay near unit scale */
 	return u * sqrtf(3.0f / (float)fan_in);
 }
 
+int tp_synth_cols(const struct tp_config *c, int t)
+{
+	switch (t) {
+	case TP_T_O:
+		return c->heads * c->head_dim;
+	case TP_T_DOWN:
+		return c->ffn;
+	case TP_T_DOWN_EXPS:
+		return c->moe.ffn;
+	case TP_T_DOWN_SHEXP:
+		return c->moe.ffn * c->moe.shared;
+	case TP_T_NEXTN_EH_PROJ:
+		return 2 * c->dim;
+	default:
+		return c->dim;
+	}
+}
+
 /* Whole blocks of the type of a row of the full tensor, then the cut. */
 void tp_synth_mat(struct tp_synth *s, int t, int layer, int r0, int r1,
 		  int c0, int c1, struct tp_mat *out)
 {
-	int full = t == TP_T_O ? s->c->heads * s->c->head_dim :
-		   t == TP_T_DOWN ? s->c->ffn : s->c->dim;
-	enum tp_type type = tp_type_for_cols(s->type, full);
+	tp_synth_mat_as(s, s->type, t, layer, r0, r1, c0, c1, out);
+	tp_mat_interleave(out);	/* for decoding, where it gains */
+}
+
+void tp_synth_mat_as(struct tp_synth *s, enum tp_type want, int t, int layer,
+		     int r0, int r1, int c0, int c1, struct tp_mat *out)
+{
+	int full = tp_synth_cols(s->c, t);
+	enum tp_type type = tp_type_for_cols(want, full);
 	int blk = tp_type_block(type), i, j;
 	int cb0 = c0 / blk * blk, cb1 = (c1 + blk - 1) / blk * blk;
 	size_t stride = tp_type_bytes(type, (size_t)(cb1 - cb0));
@@ -76,7 +102,6 @@ void tp_synth_mat(struct tp_synth *s, int t, int layer, int r0, int r1,
 	}
 	free(tmp);
 	tp_mat_shard(s->w, &part, 0, r1 - r0, c0 - cb0, c1 - cb0, out);
-	tp_mat_interleave(out);	/* for decoding, where it gains */
 }
 
 const float *tp_synth_vec(struct tp_synth *s, int t, int layer, int n)
@@ -111,9 +136,9 @@ int tp_synth_weights(struct tp_weights *w, const struct tp_arch *arch,
 		return -1;
 	}
 	if (tp_type_block(type) > 1 &&
-	    (c->dim % 32 || c->ffn % 32 || qdim % 32)) {
+	    (c->dim % 32 || c->ffn % 32 || qdim % 32 || c->moe.ffn % 32)) {
 		snprintf(err, errlen,
-			 "%s weights need dim, ffn and heads x head-dim to be multiples of 32",
+			 "%s weights need dim, ffn, expert-ffn and heads x head-dim to be multiples of 32",
 			 tp_type_name(type));
 		return -1;
 	}
@@ -123,6 +148,12 @@ int tp_synth_weights(struct tp_weights *w, const struct tp_arch *arch,
 	tp_shard_plan_unit(c, rank, nranks,
 			   tp_type_block(tp_type_for_cols(type, c->ffn)),
 			   &w->sh);
+	if (tp_shard_experts(c, rank, nranks,
+			     tp_type_block(tp_type_for_cols(type, c->moe.ffn)),
+			     tp_type_block(tp_type_for_cols(type, c->moe.ffn *
+							    c->moe.shared)),
+			     &w->sh, err, errlen))
+		return -1;
 	snprintf(w->source, sizeof(w->source), "synthetic seed %llu %s",
 		 (unsigned long long)seed, tp_type_name(type));
 	w->layer = tp_calloc((size_t)c->layers, sizeof(*w->layer));

@@ -18,11 +18,21 @@ struct tp_arch;
 enum tp_tensor_id {
 	TP_T_EMBD = 1, TP_T_OUT_NORM, TP_T_OUTPUT, TP_T_ATTN_NORM, TP_T_Q,
 	TP_T_K, TP_T_V, TP_T_O, TP_T_FFN_NORM, TP_T_GATE, TP_T_UP, TP_T_DOWN,
+	/* Qwen3, GLM */
+	TP_T_Q_NORM, TP_T_K_NORM, TP_T_Q_BIAS, TP_T_K_BIAS, TP_T_V_BIAS,
+	/* mixture of experts: router, selection bias, routed experts (a
+	 * 3-D tensor: expert e's row r is row e x rows + r), shared ones */
+	TP_T_ROUTER, TP_T_PROBS_BIAS, TP_T_GATE_EXPS, TP_T_UP_EXPS,
+	TP_T_DOWN_EXPS, TP_T_GATE_SHEXP, TP_T_UP_SHEXP, TP_T_DOWN_SHEXP,
+	/* GLM-4.5's multi-token prediction layer (exported, never run) */
+	TP_T_NEXTN_EH_PROJ,
 };
 
 /* The value of element (row, col) of a synthetic tensor (full shape). */
 float tp_synth_value(const struct tp_config *c, uint64_t seed, int tensor,
 		     int layer, long row, long col);
+/* The columns of tensor T (its rows' length). */
+int tp_synth_cols(const struct tp_config *c, int t);
 
 /* Synthetic weights being made for one rank. */
 struct tp_synth {
@@ -41,6 +51,10 @@ struct tp_synth {
 void tp_synth_mat(struct tp_synth *s, int t, int layer, int r0, int r1,
 		  int c0, int c1, struct tp_mat *out);
 const float *tp_synth_vec(struct tp_synth *s, int t, int layer, int n);
+/* The same stored as WANT, rows as they are (not interleaved: a router,
+ * which the portable kernels read). */
+void tp_synth_mat_as(struct tp_synth *s, enum tp_type want, int t, int layer,
+		     int r0, int r1, int c0, int c1, struct tp_mat *out);
 
 /*
  * RANK's shard of a synthetic model of ARCH and configuration C, stored

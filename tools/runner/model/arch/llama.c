@@ -10,6 +10,7 @@
 #include "model/arch.h"
 #include "model/arch/registry.h"
 #include "model/attention.h"
+#include "model/export.h"
 #include "model/ffn.h"
 #include "model/load_gguf.h"
 
@@ -32,23 +33,9 @@ static void synth_layer(struct tp_synth *s, struct tp_layer *y, int i)
 	tp_ffn_synth(s, &y->ffn, i);
 }
 
-/* What tp_gguf_read_config() reads back (key_length only when it is not
- * dim / heads, as llama.cpp's converter writes it). */
 static void export_config(struct gguf_writer *gw, const struct tp_config *c)
 {
-	gguf_writer_u32(gw, "llama.context_length", 4096);
-	gguf_writer_u32(gw, "llama.embedding_length", (uint32_t)c->dim);
-	gguf_writer_u32(gw, "llama.block_count", (uint32_t)c->layers);
-	gguf_writer_u32(gw, "llama.feed_forward_length", (uint32_t)c->ffn);
-	gguf_writer_u32(gw, "llama.attention.head_count", (uint32_t)c->heads);
-	gguf_writer_u32(gw, "llama.attention.head_count_kv",
-			(uint32_t)c->kv_heads);
-	if (c->head_dim != c->dim / c->heads)
-		gguf_writer_u32(gw, "llama.attention.key_length",
-				(uint32_t)c->head_dim);
-	gguf_writer_u32(gw, "llama.rope.dimension_count", (uint32_t)c->rot_dim);
-	gguf_writer_f32(gw, "llama.attention.layer_norm_rms_epsilon", c->eps);
-	gguf_writer_f32(gw, "llama.rope.freq_base", c->rope_base);
+	tp_export_config(gw, "llama", c);
 }
 
 static void export_layer(struct tp_export *e, int i)

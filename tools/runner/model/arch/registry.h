@@ -2,7 +2,8 @@
 /*
  * The architectures tprun runs (one file each in this folder), and the
  * ways into the model that pick one (registry.c): a GGUF file by its
- * general.architecture; synthetic weights and their export, llama's.
+ * general.architecture; synthetic weights and their export by the name
+ * asked for (llama's by default).
  */
 #ifndef TPRUN_MODEL_ARCH_REGISTRY_H
 #define TPRUN_MODEL_ARCH_REGISTRY_H
@@ -15,6 +16,12 @@
 
 extern const struct tp_arch tp_arch_llama;
 extern const struct tp_arch tp_arch_qwen2;
+extern const struct tp_arch tp_arch_qwen3;
+extern const struct tp_arch tp_arch_qwen3moe;
+extern const struct tp_arch tp_arch_glm4moe;
+
+/* The architecture NAME (NULL: llama), or NULL when there is none. */
+const struct tp_arch *tp_arch_find(const char *name);
 
 /*
  * GGUF weights: only the shard is read, by ranges of the file, into
@@ -22,16 +29,22 @@ extern const struct tp_arch tp_arch_qwen2;
  * header while it is parsed. 0, or -1 and ERR.
  */
 int tp_weights_gguf(struct tp_weights *w, const char *path, int rank,
-		    int nranks, char *err, size_t errlen);
-/* Synthetic weights of configuration C: TYPE is how they are stored. */
-int tp_weights_synth(struct tp_weights *w, const struct tp_config *c,
-		     uint64_t seed, enum tp_type type, int rank, int nranks,
-		     char *err, size_t errlen);
+		    int nranks, int expert_split, char *err, size_t errlen);
 /*
- * Write the synthetic model (C, SEED) to PATH as GGUF, weights in TYPE.
- * TIED: leave output.weight out (the head reuses token_embd.weight).
+ * Synthetic weights of architecture ARCH (NULL: llama) and shape C
+ * (the architecture's own numerics set over C's: RoPE's mode, the
+ * routing): TYPE is how they are stored.
  */
-int tp_export_gguf(const char *path, const struct tp_config *c, uint64_t seed,
-		   enum tp_type type, int tied, char *err, size_t errlen);
+int tp_weights_synth(struct tp_weights *w, const char *arch,
+		     const struct tp_config *c, uint64_t seed,
+		     enum tp_type type, int rank, int nranks, char *err,
+		     size_t errlen);
+/*
+ * Write the synthetic model (ARCH, C, SEED) to PATH as GGUF, weights in
+ * TYPE. TIED: leave output.weight out (the head reuses token_embd.weight).
+ */
+int tp_export_gguf(const char *path, const char *arch,
+		   const struct tp_config *c, uint64_t seed, enum tp_type type,
+		   int tied, char *err, size_t errlen);
 
 #endif /* TPRUN_MODEL_ARCH_REGISTRY_H */
