@@ -2,7 +2,9 @@
 # Memory pooled across ranks (Documentation/runner.md, "What a rank
 # holds"), on a 125 MB Q8_0 model: with 2 and 4 ranks each rank's peak
 # resident set is at most 1/N + 10 % of the one-rank peak, with the
-# tokens of --local N; and two ranks, each in a memory cgroup limited to
+# tokens of --local N; the same with 2, 3 and 4 ranks on a 108 MB Q8_0
+# mixture of experts (qwen3moe, 64 experts of 256 columns: split by
+# width over 2 and 4 ranks, whole experts over 3); and two ranks, each in a memory cgroup limited to
 # 60 % of the one-rank peak (v1 or v2; skipped when not root), finish
 # without an OOM kill and decode at >= 80 % of their unlimited speed
 # (3 alternating runs each; the host is shared and a run's wall-clock
@@ -37,33 +39,52 @@ gen=(--transport tcp --prompt-len 8 --tokens 16 --json --connect-timeout 20)
 # in_group R CMD... — rank R in its memory cgroup
 in_group() { memcg_exec "tprun-test-$$-$1" "${@:2}"; }
 
-timeout 60 "$tprun" --model "$tmp/m0.gguf" "${gen[@]}" >"$tmp/one.json" 2>"$tmp/one.err" ||
-	{ echo "Bail out! one rank: $(cat "$tmp/one.err")"; exit 1; }
-one=$(py "$tmp/one.json" 'r["max_rank_peak_rss_bytes"]')
-echo "# one rank: peak RSS $((one >> 10)) KiB, weights $(($(py "$tmp/one.json" 'r["max_rank_weight_bytes"]') >> 10)) KiB"
+# pooled NAME PREFIX WORLDS — the peak of one rank on PREFIX0.gguf, then
+# with each of WORLDS ranks (PREFIXr.gguf each) every rank's at most 1/N
+# + 10 % of it, and the tokens of --local N
+pooled() {
+	local name=$1 prefix=$2 worlds=$3 one world limit peaks worst
 
-for world in 2 4; do
-	timeout 60 "$tprun" --local $world --model "$tmp/m0.gguf" "${gen[@]}" >"$tmp/local$world.json" 2>&1
-	if ! tp_ranks r$world $world plain "$tmp/m"; then
-		not_ok "$world ranks run" "$(cat "$tmp"/r$world.*.err)"
-		continue
-	fi
-	limit=$((one * (10 + 100 / world) / 100))
-	peaks=$(py "$tmp/r$world.json" '" ".join(str(m["peak_rss_bytes"]) for m in r["rank_memory"])')
-	worst=$(py "$tmp/r$world.json" 'r["max_rank_peak_rss_bytes"]')
-	if [[ -n $worst && $worst -le $limit && $(py "$tmp/r$world.json" 'len(r["rank_memory"])') == "$world" ]]; then
-		ok "$world ranks: each rank's peak RSS <= 1/$world + 10 % of one rank's: largest $((worst >> 10)) KiB of $((limit >> 10)) KiB allowed ($((100 * worst / one)) %)"
-	else
-		not_ok "$world ranks: each rank's peak RSS <= 1/$world + 10 % of one rank's ($((limit >> 10)) KiB)" \
-			"peaks: $peaks" "one rank: $one"
-	fi
-	if [[ $(py "$tmp/r$world.json" 'r["tokens"]') == "$(py "$tmp/local$world.json" 'r["tokens"]')" ]]; then
-		ok "$world ranks: the tokens of --local $world"
-	else
-		not_ok "$world ranks: the tokens of --local $world" "$(py "$tmp/r$world.json" 'r["tokens"]')" \
-			"$(py "$tmp/local$world.json" 'r["tokens"]')"
-	fi
+	timeout 60 "$tprun" --model "${prefix}0.gguf" "${gen[@]}" >"$tmp/one.json" 2>"$tmp/one.err" ||
+		{ echo "Bail out! $name, one rank: $(cat "$tmp/one.err")"; exit 1; }
+	one=$(py "$tmp/one.json" 'r["max_rank_peak_rss_bytes"]')
+	echo "# $name, one rank: peak RSS $((one >> 10)) KiB, weights $(($(py "$tmp/one.json" 'r["max_rank_weight_bytes"]') >> 10)) KiB"
+	for world in $worlds; do
+		timeout 60 "$tprun" --local $world --model "${prefix}0.gguf" "${gen[@]}" >"$tmp/local$world.json" 2>&1
+		if ! tp_ranks r$world $world plain "$prefix"; then
+			not_ok "$name, $world ranks run" "$(cat "$tmp"/r$world.*.err)"
+			continue
+		fi
+		limit=$((one * (10 + 100 / world) / 100))
+		peaks=$(py "$tmp/r$world.json" '" ".join(str(m["peak_rss_bytes"]) for m in r["rank_memory"])')
+		worst=$(py "$tmp/r$world.json" 'r["max_rank_peak_rss_bytes"]')
+		if [[ -n $worst && $worst -le $limit && $(py "$tmp/r$world.json" 'len(r["rank_memory"])') == "$world" ]]; then
+			ok "$name, $world ranks: each rank's peak RSS <= 1/$world + 10 % of one rank's: largest $((worst >> 10)) KiB of $((limit >> 10)) KiB allowed ($((100 * worst / one)) %)"
+		else
+			not_ok "$name, $world ranks: each rank's peak RSS <= 1/$world + 10 % of one rank's ($((limit >> 10)) KiB)" \
+				"peaks: $peaks" "one rank: $one"
+		fi
+		if [[ $(py "$tmp/r$world.json" 'r["tokens"]') == "$(py "$tmp/local$world.json" 'r["tokens"]')" ]]; then
+			ok "$name, $world ranks: the tokens of --local $world"
+		else
+			not_ok "$name, $world ranks: the tokens of --local $world" "$(py "$tmp/r$world.json" 'r["tokens"]')" \
+				"$(py "$tmp/local$world.json" 'r["tokens"]')"
+		fi
+	done
+	one_peak=$one
+}
+
+"$tprun" --export-gguf "$tmp/e0.gguf" --arch qwen3moe --dim 1024 --layers 2 --heads 8 \
+	--kv-heads 4 --experts 64 --experts-used 8 --expert-ffn 256 --vocab 8192 \
+	--wtype q8_0 2>"$tmp/export.log" ||
+	{ echo "Bail out! export: $(cat "$tmp/export.log")"; exit 1; }
+for r in 1 2 3; do
+	cp "$tmp/e0.gguf" "$tmp/e$r.gguf"
 done
+pooled "qwen3moe" "$tmp/e" "2 3 4"
+rm -f "$tmp"/e?.gguf
+pooled "llama" "$tmp/m" "2 4"
+one=$one_peak
 
 if ! memcg_init; then
 	ok "2 ranks under a memory limit # SKIP no writable memory cgroup (v1 or v2; needs root)"
