@@ -478,6 +478,174 @@ static void test_llama(void)
 	   "an unsupported architecture is named (%s)", e ? e : "loaded");
 }
 
+/*
+ * Mixture-of-experts files: a real export of ARCH (tiny, 8 experts),
+ * rewritten with one thing wrong: the tensor SKIP left out; the tensor
+ * RESHAPE with one expert fewer (or, when 2-D, one row fewer); the
+ * integer key KEY set to VAL. Loaded as 2 ranks: NULL, or the error.
+ */
+static const char *moe_fails(const char *arch, const char *skip,
+			     const char *reshape, const char *key, int val,
+			     char *err, size_t errlen)
+{
+	struct tp_config c = {
+		.dim = 64, .layers = 2, .heads = 4, .kv_heads = 2,
+		.head_dim = 16, .rot_dim = 16, .ffn = 64, .vocab = 64,
+		.eps = 1e-5f, .rope_base = 10000,
+		.moe = { .experts = 8, .used = 2, .ffn = 32 },
+	};
+	char src[64], dst[64];
+	struct tp_weights wt;
+	struct gguf g;
+	struct gguf_writer *w;
+	uint64_t i;
+	int r;
+
+	if (!strcmp(arch, "glm4moe")) {
+		c.moe.shared = 1;
+		c.moe.dense_layers = 1;
+		c.nextn_layers = 1;
+		c.rot_dim = 8;
+	} else {
+		c.ffn = 64;
+	}
+	snprintf(src, sizeof(src), "/tmp/tprun-moe-src-%d.gguf", (int)getpid());
+	snprintf(dst, sizeof(dst), "/tmp/tprun-moe-%d.gguf", (int)getpid());
+	if (tp_export_gguf(src, arch, &c, 1, TP_F32, 0, err, errlen) ||
+	    gguf_open(&g, src, err, errlen))
+		return err;
+	w = gguf_writer_new(GGUF_DEFAULT_ALIGNMENT);
+	for (i = 0; i < g.n_kv; i++) {
+		const struct gguf_kv *kv = &g.kv[i];
+		char name[128];
+
+		snprintf(name, sizeof(name), "%.*s", (int)kv->key.len,
+			 kv->key.p);
+		if (key && !strcmp(name, key)) {
+			gguf_writer_u32(w, name, (uint32_t)val);
+			continue;
+		}
+		if (kv->type == GGUF_U32)
+			gguf_writer_u32(w, name, (uint32_t)kv->v.u);
+		else if (kv->type == GGUF_F32)
+			gguf_writer_f32(w, name, (float)kv->v.f);
+		else if (kv->type == GGUF_BOOL)
+			gguf_writer_bool(w, name, (int)kv->v.u);
+		else if (kv->type == GGUF_STRING) {
+			char v[256];
+
+			snprintf(v, sizeof(v), "%.*s", (int)kv->v.s.len,
+				 kv->v.s.p);
+			gguf_writer_str(w, name, v);
+		}
+	}
+	for (i = 0; i < g.n_tensors; i++) {
+		const struct gguf_tensor *t = &g.t[i];
+		uint64_t ne[4] = { t->ne[0], t->ne[1], t->ne[2], t->ne[3] };
+		size_t bytes = t->bytes;
+		char name[128];
+		void *data;
+
+		snprintf(name, sizeof(name), "%.*s", (int)t->name.len,
+			 t->name.p);
+		if (skip && !strcmp(name, skip))
+			continue;
+		if (reshape && !strcmp(name, reshape)) {
+			bytes = bytes / ne[t->ndims - 1] * (ne[t->ndims - 1] - 1);
+			ne[t->ndims - 1]--;
+		}
+		data = malloc(bytes);
+		memcpy(data, t->data, bytes);
+		gguf_writer_tensor(w, name, t->type, t->ndims, ne, data, bytes);
+	}
+	gguf_close(&g);
+	r = gguf_writer_save(w, dst, err, errlen);
+	gguf_writer_free(w);
+	unlink(src);
+	if (!r) {
+		r = tp_weights_gguf(&wt, dst, 0, 2, TP_SPLIT_AUTO, err, errlen);
+		if (!r)
+			tp_weights_free(&wt);
+	}
+	unlink(dst);
+	return r ? err : NULL;
+}
+
+static void test_moe(void)
+{
+	static const char *const archs[] = { "qwen3moe", "glm4moe" };
+	char err[600];
+	const char *e;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		const char *a = archs[i];
+		char k[64];
+
+		e = moe_fails(a, NULL, NULL, NULL, 0, err, sizeof(err));
+		ok(!e, "%s: an export loads as 2 ranks%s%s", a, e ? ": " : "",
+		   e ? e : "");
+		e = moe_fails(a, NULL, "blk.1.ffn_up_exps.weight", NULL, 0,
+			      err, sizeof(err));
+		ok(e && strstr(e, "blk.1.ffn_up_exps.weight is 64 x 32 x 7") &&
+		   strstr(e, "expert_count is 8"),
+		   "%s: an expert tensor with an expert fewer than expert_count is refused, naming it (%s)",
+		   a, e ? e : "loaded");
+		snprintf(k, sizeof(k), "%s.expert_count", a);
+		e = moe_fails(a, NULL, NULL, k, 16, err, sizeof(err));
+		ok(e && strstr(e, "ffn_gate_inp.weight is 64 x 8, expected 64 x 16"),
+		   "%s: expert_count above the tensors' is refused, naming the router (%s)",
+		   a, e ? e : "loaded");
+		snprintf(k, sizeof(k), "%s.expert_feed_forward_length", a);
+		e = moe_fails(a, NULL, NULL, k, 48, err, sizeof(err));
+		ok(e && strstr(e, "_exps.weight is") && strstr(e, "expected"),
+		   "%s: expert_feed_forward_length other than the tensors' is refused (%s)",
+		   a, e ? e : "loaded");
+		snprintf(k, sizeof(k), "%s.expert_used_count", a);
+		e = moe_fails(a, NULL, NULL, k, 9, err, sizeof(err));
+		ok(e && strstr(e, "expert_used_count is 9"),
+		   "%s: more experts used than there are is refused (%s)", a,
+		   e ? e : "loaded");
+		e = moe_fails(a, "blk.1.ffn_gate_inp.weight", NULL, NULL, 0, err,
+			      sizeof(err));
+		ok(e && strstr(e, "blk.1.ffn_gate_inp.weight is missing"),
+		   "%s: a missing router is named (%s)", a, e ? e : "loaded");
+	}
+	e = moe_fails("qwen3moe", "blk.0.attn_k_norm.weight", NULL, NULL, 0, err,
+		      sizeof(err));
+	ok(e && strstr(e, "blk.0.attn_k_norm.weight is missing"),
+	   "qwen3moe: a missing k norm is named (%s)", e ? e : "loaded");
+	e = moe_fails("glm4moe", "blk.1.exp_probs_b.bias", NULL, NULL, 0, err,
+		      sizeof(err));
+	ok(e && strstr(e, "blk.1.exp_probs_b.bias is missing"),
+	   "glm4moe: a missing expert-score bias is named (%s)", e ? e : "loaded");
+	e = moe_fails("glm4moe", "blk.2.nextn.eh_proj.weight", NULL, NULL, 0,
+		      err, sizeof(err));
+	ok(e && strstr(e, "blk.2.nextn.eh_proj.weight is missing"),
+	   "glm4moe: the NextN layer's tensors are checked as llama.cpp does (%s)",
+	   e ? e : "loaded");
+	e = moe_fails("glm4moe", NULL, NULL, "glm4moe.expert_gating_func", 3,
+		      err, sizeof(err));
+	ok(e && strstr(e, "expert_gating_func = 3"),
+	   "glm4moe: a gating function tprun has not is refused by name (%s)",
+	   e ? e : "loaded");
+	e = moe_fails("glm4moe", NULL, NULL, "glm4moe.nextn_predict_layers", 3,
+		      err, sizeof(err));
+	ok(e && strstr(e, "nextn_predict_layers is 3"),
+	   "glm4moe: more NextN layers than blocks is refused (%s)",
+	   e ? e : "loaded");
+	e = moe_fails("glm4moe", NULL, NULL, "glm4moe.leading_dense_block_count",
+		      0, err, sizeof(err));
+	ok(e && strstr(e, "blk.0.ffn_gate_inp.weight is missing"),
+	   "glm4moe: a dense layer where the metadata says MoE is refused, naming the router (%s)",
+	   e ? e : "loaded");
+	e = moe_fails("glm4moe", "blk.1.attn_v.bias", NULL, NULL, 0, err,
+		      sizeof(err));
+	ok(e && strstr(e, "2 of the biases"),
+	   "glm4moe: biases on Q and K without V are refused (%s)",
+	   e ? e : "loaded");
+}
+
 int main(void)
 {
 	plan(NO_PLAN);
@@ -489,5 +657,6 @@ int main(void)
 	test_writer();
 	test_open();
 	test_llama();
+	test_moe();
 	return done();
 }

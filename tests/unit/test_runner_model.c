@@ -21,6 +21,7 @@
 #include "kernels/float16.h"
 #include "model/arch/registry.h"
 #include "model/model.h"
+#include "model/moe.h"
 #include "model/synthetic.h"
 #include "tap.h"
 #include "text/sampler.h"
@@ -474,6 +475,183 @@ static void test_gguf_equal(void)
 	unlink(path);
 }
 
+/* --- mixture of experts and the architectures of issue 41 --- */
+
+static struct tp_config moe_cfg(int experts, int used, int eff, int shared,
+				int dense)
+{
+	struct tp_config c = cfg(64, 3, 4, 2, 128, 64);
+
+	c.moe.experts = experts;
+	c.moe.used = used;
+	c.moe.ffn = eff;
+	c.moe.shared = shared;
+	c.moe.dense_layers = dense;
+	return c;
+}
+
+/* Routing against a plain reference: softmax, sigmoid with bias, norm,
+ * scale, groups; the choice best first, never twice. */
+static void test_route(void)
+{
+	struct tp_moe_config c = { .experts = 16, .used = 4,
+				   .gating = TP_GATE_SOFTMAX };
+	float lg[16], p[16], bias[16], wt[4];
+	int sel[4], i, j, bad = 0;
+	double sum = 0;
+
+	for (i = 0; i < 16; i++) {
+		lg[i] = (float)((i * 7) % 16) / 4 - 2;	/* distinct */
+		bias[i] = i == 3 ? 10 : 0;
+	}
+	memcpy(p, lg, sizeof(p));
+	tp_moe_route(&c, p, NULL, sel, wt);
+	/* the largest logits are at i*7 % 16 = 15, 14, 13, 12 */
+	for (j = 0; j < 4; j++) {
+		double e = 0;
+
+		for (i = 0; i < 16; i++)
+			e += exp(lg[i] - lg[sel[0]]);
+		bad += (sel[j] * 7) % 16 != 15 - j;
+		bad += fabs(wt[j] - exp(lg[sel[j]] - lg[sel[0]]) / e) > 1e-6;
+	}
+	ok(!bad, "softmax routing: the 4 best experts, best first, their probabilities (%d %d %d %d)",
+	   sel[0], sel[1], sel[2], sel[3]);
+	c.norm = 1;
+	c.scale = 2.5f;
+	memcpy(p, lg, sizeof(p));
+	tp_moe_route(&c, p, NULL, sel, wt);
+	for (j = 0; j < 4; j++)
+		sum += wt[j];
+	ok(fabs(sum - 2.5) < 1e-5 && wt[0] > wt[1] && wt[1] > wt[2],
+	   "renormalised and scaled: the weights sum to the scale (%g)", sum);
+	c.gating = TP_GATE_SIGMOID;
+	c.scale = 0;
+	memcpy(p, lg, sizeof(p));
+	tp_moe_route(&c, p, bias, sel, wt);
+	sum = 0;
+	for (j = 0; j < 4; j++)
+		sum += 1 / (1 + exp(-lg[sel[j]]));
+	ok(sel[0] == 3 && fabs(wt[0] - 1 / (1 + exp(-lg[3])) / sum) < 1e-6,
+	   "sigmoid routing: the bias chooses (expert 3 first), the unbiased scores weigh (%g)",
+	   wt[0]);
+	/* groups of 4: the two best groups by their two best scores */
+	c.gating = TP_GATE_SOFTMAX;
+	c.groups = 4;
+	c.groups_used = 1;
+	memcpy(p, lg, sizeof(p));
+	tp_moe_route(&c, p, NULL, sel, wt);
+	for (j = 0, bad = 0; j < 4; j++)
+		bad += sel[j] / 4 != sel[0] / 4;
+	for (i = 0; i < 4; i++)
+		for (j = 0; j < i; j++)
+			bad += sel[i] == sel[j];
+	ok(!bad, "group-limited routing: all 4 from the one best group (%d %d %d %d)",
+	   sel[0], sel[1], sel[2], sel[3]);
+}
+
+/* ARCH's synthetic model on N = 1..4 ranks (mesh), and its GGUF export
+ * on 1 and 3: the same tokens, logits within TOL, the same bits on
+ * every rank; the export the synthetic bits. */
+static void arch_matrix(const char *name, const char *arch,
+			struct tp_config c, enum tp_type type, int split,
+			double tol)
+{
+	struct job j = {
+		.c = c, .arch = arch, .seed = 11, .type = type, .batch = 3,
+		.P = 7, .T = 5, .prompt = prompt, .algo = TP_ALGO_MESH,
+	};
+	char path[64], err[300];
+	int N;
+
+	j.c.moe.split = split;
+	matrix(name, j, tol);
+	snprintf(path, sizeof(path), "/tmp/tprun-moe-%d.gguf", (int)getpid());
+	if (tp_export_gguf(path, arch, &j.c, j.seed, type, 0, err,
+			   sizeof(err))) {
+		ok(0, "%s: export: %s", name, err);
+		return;
+	}
+	for (N = 1; N <= 3; N += 2) {
+		int ts[5], tg[5], agree;
+		float ls[64 * 5], lg[64 * 5];
+
+		j.gguf = NULL;
+		run_n(j, N, ts, ls, &agree);
+		j.gguf = path;
+		run_n(j, N, tg, lg, &agree);
+		ok(!memcmp(ls, lg, sizeof(ls)) && !memcmp(ts, tg, sizeof(ts)),
+		   "%s, %d rank%s: GGUF export and synthetic weights give the same bits",
+		   name, N, N > 1 ? "s" : "");
+		j.gguf = NULL;
+	}
+	unlink(path);
+}
+
+static void test_archs(void)
+{
+	struct tp_config c = cfg(64, 2, 4, 2, 128, 64);
+
+	test_route();
+	arch_matrix("qwen3", "qwen3", c, TP_F32, 0, TOL);
+	c = moe_cfg(16, 4, 64, 0, 0);
+	c.ffn = 256;
+	arch_matrix("qwen3moe, experts by width", "qwen3moe", c, TP_F32,
+		    TP_SPLIT_WIDTH, TOL);
+	arch_matrix("qwen3moe, whole experts", "qwen3moe", c, TP_F32,
+		    TP_SPLIT_EXPERTS, TOL);
+	/* Q8_0: 64 columns are 2 blocks: by width over 2, else whole
+	 * experts; heads of 32 (whole blocks) */
+	c.dim = 128;
+	c.head_dim = c.rot_dim = 32;
+	arch_matrix("qwen3moe q8_0, auto", "qwen3moe", c, TP_Q8_0,
+		    TP_SPLIT_AUTO, TOL);
+	c = moe_cfg(8, 2, 64, 1, 1);
+	c.rot_dim = c.head_dim / 2;
+	c.nextn_layers = 1;
+	arch_matrix("glm4moe", "glm4moe", c, TP_F32, TP_SPLIT_AUTO, TOL);
+	c.dim = 128;
+	c.head_dim = 32;
+	c.rot_dim = 16;
+	arch_matrix("glm4moe q8_0", "glm4moe", c, TP_Q8_0, TP_SPLIT_AUTO, TOL);
+}
+
+static void test_expert_shards(void)
+{
+	struct tp_config c = moe_cfg(10, 2, 768, 1, 0);
+	struct tp_shard s;
+	char err[200];
+	int N, r, bad = 0, e, x;
+
+	for (N = 1; N <= 4; N++) {
+		for (r = 0, e = 0, x = 0; r < N; r++) {
+			c.moe.split = TP_SPLIT_AUTO;
+			if (tp_shard_experts(&c, r, N, 256, 32, &s, err,
+					     sizeof(err))) {
+				bad++;
+				continue;
+			}
+			/* 3 blocks of 256: by width over 1 and 3 ranks */
+			if (N == 1 || N == 3) {
+				bad += s.e0 != 0 || s.e1 != 10 || s.x0 != x ||
+				       s.x1 - s.x0 != 768 / N || s.x0 % 256;
+				x = s.x1;
+			} else {
+				bad += s.e0 != e || s.e1 <= s.e0 || s.x0 != 0 ||
+				       s.x1 != 768;
+				e = s.e1;
+			}
+			bad += s.s0 % 32 || s.s1 <= s.s0;
+		}
+		bad += (N == 1 || N == 3) ? x != 768 : e != 10;
+	}
+	ok(!bad, "expert shards: by width on whole blocks when they divide evenly, else whole experts; both cover every expert and column once");
+	c.moe.split = TP_SPLIT_WIDTH;
+	ok(tp_shard_experts(&c, 0, 4, 256, 32, &s, err, sizeof(err)) &&
+	   strstr(err, "3 blocks of 256"),
+	   "a width split with fewer blocks than ranks is refused (%s)", err);
+}
+
 static void test_shards(void)
 {
 	struct tp_config c = cfg(64, 1, 6, 2, 96, 10);
@@ -507,5 +685,7 @@ int main(void)
 	test_shards();
 	test_matrix();
 	test_gguf_equal();
+	test_expert_shards();
+	test_archs();
 	return done();
 }

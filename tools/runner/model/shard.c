@@ -121,15 +121,19 @@ void tp_split_vocab(const struct tp_config *c, int rank, int nranks,
 	s->v1 = (int)e;
 }
 
-/* The columns of a SwiGLU FFN of WIDTH, in balanced ranges of UNIT, else
- * of 32, else of 1 (as tp_shard_plan_unit cuts the MLP). */
+/*
+ * The columns of a SwiGLU FFN of WIDTH: whole blocks of UNIT, balanced,
+ * some ranks none when there are fewer blocks than ranks (a slice inside
+ * a block would be held in F32 and compute other bits, see tp_mat_shard);
+ * columns one by one only when WIDTH is no multiple of UNIT.
+ */
 static void split_columns(int width, int unit, int rank, int nranks, int *c0,
 			  int *c1)
 {
 	long b, e;
 
-	if (unit < 32 || width % unit || width / unit < nranks)
-		unit = width % 32 == 0 && width / 32 >= nranks ? 32 : 1;
+	if (unit < 1 || width % unit)
+		unit = 1;
 	tp_split(width / unit, nranks, rank, &b, &e);
 	*c0 = (int)b * unit;
 	*c1 = (int)e * unit;
