@@ -7,7 +7,7 @@
 # must be the same, and the logits after the prompt within a tolerance per
 # type (tolerance() below, Documentation/runner.md); then the same for
 # Qwen2 and RoPE scaling (arch-edit.py); then the same tokens
-# for byte-level BPE ("gpt2") tokenizers with the Llama 3, Qwen2 and GPT-2
+# for byte-level BPE ("gpt2") tokenizers with the Llama 3, Qwen2, GPT-2 and GLM-4
 # pre-tokenizers.  Prints TAP.
 #
 #   compare.sh [--tprun 'COMMAND'] [--ranks '1 2 4'] [--types 'f32 ...']
@@ -314,7 +314,7 @@ fi
 if "$top/tools/tprun" --export-gguf "$tmp/base.gguf" --synthetic --seed 5 \
 	--dim 64 --layers 1 --heads 4 --kv-heads 2 --ffn 64 --vocab 512 \
 	--wtype f32 >"$tmp/export.log" 2>&1; then
-	for pre in llama-bpe qwen2 gpt-2; do
+	for pre in llama-bpe qwen2 gpt-2 glm4; do
 		model=$tmp/$pre.gguf
 		python3 "$here/gpt2-tokenizer.py" "$tmp/base.gguf" "$model" "$pre"
 		for p in $prompt_set; do

@@ -12,6 +12,7 @@
 #include "gguf/gguf.h"
 #include "tap.h"
 #include "text/chat_template.h"
+#include "text/reasoning.h"
 #include "text/tokenizer.h"
 #include "text/tokenizer_internal.h"
 
@@ -190,11 +191,124 @@ static void test_encode(void)
 	tp_tok_free(&t);
 }
 
+/*
+ * Qwen3's and GLM-4.5's renderings, as the models' own Jinja templates
+ * render them (the expected texts were checked with Python's jinja2 and
+ * the templates of Qwen3 and GLM-4.6, trim_blocks and lstrip_blocks as
+ * llama.cpp and transformers apply them): the earlier answer's thinking
+ * left out, enable_thinking = false.
+ */
+static void test_thinking(void)
+{
+	static const char qwen3_tmpl[] =
+		"{%- if messages[0].role == 'system' %}{{- '<|im_start|>system\\n' }}"
+		"{%- set reasoning_content = message.content.split('</think>')[0] %}"
+		"{{- '<|im_start|>' + message.role + '\\n<think>\\n' }}";
+	static const char glm_tmpl[] =
+		"[gMASK]<sop>\n{%- if m.role == 'user' -%}<|user|>\n"
+		"{{ '\\n<think></think>' }}<|assistant|>";
+	static const struct tp_chat_msg c[] = {
+		{ "system", "S" }, { "user", "Q1" },
+		{ "assistant", "<think>\nr1\n</think>\n\nA1" },
+		{ "user", " Q2 " },
+	};
+	static const struct tp_chat_msg last[] = {
+		{ "user", "Q1" },
+		{ "assistant", "<think>\n\nr1 </think>\n\n ans </think>\nA2\n" },
+	};
+	static const struct {
+		int style, flags, which;
+		const char *want;
+	} cases[] = {
+		{ TP_CHAT_QWEN3, 0, 0, "<|im_start|>system\nS<|im_end|>\n<|im_start|>user\nQ1<|im_end|>\n<|im_start|>assistant\nA1<|im_end|>\n<|im_start|>user\n Q2 <|im_end|>\n<|im_start|>assistant\n" },
+		{ TP_CHAT_QWEN3, TP_CHAT_NO_THINK, 0, "<|im_start|>system\nS<|im_end|>\n<|im_start|>user\nQ1<|im_end|>\n<|im_start|>assistant\nA1<|im_end|>\n<|im_start|>user\n Q2 <|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n\n" },
+		{ TP_CHAT_QWEN3, 0, 1, "<|im_start|>user\nQ1<|im_end|>\n<|im_start|>assistant\n<think>\nr1 \n</think>\n\nA2\n<|im_end|>\n<|im_start|>assistant\n" },
+		{ TP_CHAT_GLM45, 0, 0, "[gMASK]<sop><|system|>\nS<|user|>\nQ1<|assistant|>\n<think></think>\nA1<|user|>\n Q2 <|assistant|>" },
+		{ TP_CHAT_GLM45, TP_CHAT_NO_THINK, 0, "[gMASK]<sop><|system|>\nS<|user|>\nQ1/nothink<|assistant|>\n<think></think>\nA1<|user|>\n Q2 /nothink<|assistant|>\n<think></think>" },
+		{ TP_CHAT_GLM45, 0, 1, "[gMASK]<sop><|user|>\nQ1<|assistant|>\n<think>r1</think>\nA2<|assistant|>" },
+	};
+	char err[200] = "", *s;
+	unsigned i;
+
+	is_int(tp_chat_detect(qwen3_tmpl, err, sizeof(err)), TP_CHAT_QWEN3,
+	       "Qwen3's template (ChatML with <think>) is recognised");
+	is_int(tp_chat_detect(glm_tmpl, err, sizeof(err)), TP_CHAT_GLM45,
+	       "GLM-4.5's template ([gMASK]<sop>, <|assistant|>, <think>) is recognised");
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		s = tp_chat_render_flags(cases[i].style, cases[i].which ? last : c,
+					 cases[i].which ? 2 : 4, "",
+					 cases[i].flags, err, sizeof(err));
+		ok(s && !strcmp(s, cases[i].want), "%s%s%s: as its Jinja renders it",
+		   tp_chat_name(cases[i].style),
+		   cases[i].flags ? ", enable_thinking false" : "",
+		   cases[i].which ? ", an answer after the last question" : "");
+		if (s && strcmp(s, cases[i].want))
+			diag("got  %s", s);
+		free(s);
+	}
+}
+
+/* The reasoning and content of TEXT as one piece, and in pieces of every
+ * size: the same. */
+static void split(const char *name, const char *text, int open,
+		  const char *think, const char *content)
+{
+	size_t len = strlen(text), step, i, n;
+	int bad = 0;
+
+	for (step = len ? len : 1; step >= 1; step--) {
+		struct tp_reasoning r;
+		char th[512] = "", ct[512] = "", a[512], b[512];
+		size_t nt = 0, nc = 0, ta, tb;
+
+		tp_reasoning_init(&r, open);
+		for (i = 0; i <= len; i += step) {
+			n = len - i < step ? len - i : step;
+			tp_reasoning_push(&r, text + i, n, i + n >= len, a, &ta,
+					  b, &tb);
+			memcpy(th + nt, a, ta);
+			memcpy(ct + nc, b, tb);
+			nt += ta;
+			nc += tb;
+			if (i + n >= len)
+				break;
+		}
+		th[nt] = ct[nc] = 0;
+		if (strcmp(th, think) || strcmp(ct, content)) {
+			bad++;
+			diag("pieces of %zu: [%s] [%s]", step, th, ct);
+		}
+	}
+	ok(!bad, "%s: the reasoning and the content, in pieces of every size as in one",
+	   name);
+}
+
+static void test_reasoning(void)
+{
+	split("think, then answer", "<think>\nI wonder.\n</think>\n\nHello!",
+	      0, "I wonder.", "Hello!");
+	split("an empty think block", "<think>\n\n</think>\n\nPlain", 0, "",
+	      "Plain");
+	split("<think> not at the start: content",
+	      "Hello <think>not</think>", 0, "", "Hello <think>not</think>");
+	split("white space before <think>: content", " <think>x</think>y", 0,
+	      "", " <think>x</think>y");
+	split("a start of <think> that ends the answer", "<thin", 0, "",
+	      "<thin");
+	split("an unclosed think block, a start of </think> in it",
+	      "<think>a </thi b \n", 0, "a </thi b", "");
+	split("the prompt ended in <think>", "a  b</think> c </think>\n", 1,
+	      "a  b", "c </think>\n");
+	split("nothing after </think>", "<think>x</think>", 0, "x", "");
+}
+
 int main(void)
 {
 	plan(NO_PLAN);
 	test_detect();
 	test_render();
 	test_encode();
+	test_thinking();
+	test_reasoning();
 	return done();
 }

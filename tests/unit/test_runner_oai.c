@@ -185,10 +185,23 @@ static void test_answers(void)
 	ok(has(s, "chat.completion", "hi") && strstr(s, "\"role\":\"assistant\"") &&
 	   strstr(s, "\"finish_reason\":\"length\""), "a chat answer: %s", s);
 	free(s);
-	s = tp_oai_chunk(&srv, j, "x\0y", 3, NULL, 0);
+	s = tp_oai_chunk(&srv, j, "x\0y", 3, NULL, 0, NULL, 0);
 	ok(strstr(s, "\"chat.completion.chunk\"") && strstr(s, "x\\u0000y") &&
 	   strstr(s, "\"finish_reason\":null"), "a chunk, a NUL escaped: %s", s);
 	free(s);
+	j->think = 1;
+	s = tp_oai_answer(&srv, j, "<think>\nWhy?\n</think>\n\nBecause.", 31,
+			  9, "stop");
+	ok(strstr(s, "\"content\":\"Because.\"") &&
+	   strstr(s, "\"reasoning_content\":\"Why?\""),
+	   "a thinking model's answer: the thinking in reasoning_content, as llama.cpp's server: %s",
+	   s);
+	free(s);
+	s = tp_oai_chunk(&srv, j, NULL, 0, "Hm", 2, NULL, 0);
+	ok(strstr(s, "\"delta\":{\"reasoning_content\":\"Hm\"}") != NULL,
+	   "a chunk of reasoning alone: %s", s);
+	free(s);
+	j->think = 0;
 	s = tp_oai_error("bad \"thing\"", "invalid_request_error");
 	{
 		json_object *o = json_tokener_parse(s);

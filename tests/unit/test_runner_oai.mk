@@ -8,7 +8,7 @@ test_runner_oai_SRCS := $(addprefix $(RUNNER_DIR)/, \
 	kernels/quant.c \
 	gguf/reader.c gguf/writer.c \
 	text/chat_template.c text/tokenizer.c text/tokenizer_gguf.c \
-	text/pretokenizer.c text/utf8.c text/tokenizer_synth.c \
+	text/pretokenizer.c text/utf8.c text/tokenizer_synth.c text/reasoning.c \
 	cmd/openai.c cmd/job_queue.c)
 test_runner_oai_LDLIBS := -ljson-c -lm -pthread
 test_runner_oai_CFLAGS := -I$(RUNNER_DIR) -ffp-contract=off -D_GNU_SOURCE -pthread

@@ -13,6 +13,7 @@
 #include "cmd/http.h"
 #include "cmd/openai.h"
 #include "comm/rendezvous.h"
+#include "text/reasoning.h"
 
 struct tp_http {
 	struct MHD_Daemon *d;
@@ -33,6 +34,8 @@ struct stream {
 	int state;		/* 0 role, 1 text, 2 [DONE], 3 end */
 	char *pend;		/* formatted, not yet handed to MHD */
 	size_t plen, poff;
+	struct tp_reasoning rs;	/* the job's thinking and content */
+	int flushed;		/* the reasoning split's last piece out */
 };
 
 /* libmicrohttpd's messages (a client gone mid-answer, ...): with -v. */
@@ -110,8 +113,10 @@ static void next(struct stream *st)
 
 	if (st->state == 0) {
 		st->state = 1;
+		tp_reasoning_init(&st->rs, j->think == 2);
 		if (j->chat) {
-			sse(st, tp_oai_chunk(st->s, j, NULL, 0, NULL, 1));
+			sse(st, tp_oai_chunk(st->s, j, NULL, 0, NULL, 0, NULL,
+					     1));
 			return;
 		}
 	}
@@ -123,9 +128,25 @@ static void next(struct stream *st)
 		return;
 	}
 	end = tp_job_read(j, st->have, text, sizeof(text), &n, 1000);
+	st->have += n;
+	if (j->chat && j->think && (n || (end && !st->flushed))) {
+		/* the text split into thinking and content; what may be a
+		 * tag's start waits for the next piece */
+		char think[sizeof(text) + 64], content[sizeof(text) + 64];
+		size_t tn, cn;
+
+		tp_reasoning_push(&st->rs, text, n, end, think, &tn, content,
+				  &cn);
+		st->flushed = end;
+		if (tn || cn) {
+			sse(st, tp_oai_chunk(st->s, j, content, cn, think, tn,
+					     NULL, 0));
+			return;
+		}
+		n = 0;
+	}
 	if (n) {
-		st->have += n;
-		sse(st, tp_oai_chunk(st->s, j, text, n, NULL, 0));
+		sse(st, tp_oai_chunk(st->s, j, text, n, NULL, 0, NULL, 0));
 	} else if (!end) {
 		/* a comment: keeps proxies open, finds closed clients */
 		st->pend = strdup(": waiting\n\n");
@@ -136,7 +157,7 @@ static void next(struct stream *st)
 				     "server_error"));
 		st->state = 3;
 	} else {
-		sse(st, tp_oai_chunk(st->s, j, NULL, 0, j->finish, 0));
+		sse(st, tp_oai_chunk(st->s, j, NULL, 0, NULL, 0, j->finish, 0));
 		st->state = 2;
 	}
 }

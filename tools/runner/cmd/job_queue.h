@@ -24,6 +24,9 @@ struct tp_job {
 	float temperature, top_p;
 	uint64_t seed;
 	int chat, stream;
+	int think;		/* the answer: 0 all content, 1 may start with
+				   a <think> block, 2 starts inside one
+				   (text/reasoning.h) */
 	unsigned long long id;
 	/* the answer, under the queue's lock */
 	char *text;		/* valid UTF-8, NUL-terminated */
@@ -43,6 +46,8 @@ struct tp_srv {
 	int def_tokens;		/* max_tokens when the request has none */
 	float def_temperature, def_top_p;
 	uint64_t def_seed;
+	int def_think;		/* 0: --reasoning-budget 0 (no thinking) */
+	int def_split;		/* reasoning_format: 1 auto, 0 none */
 	long created;		/* time(), for /v1/models */
 };
 

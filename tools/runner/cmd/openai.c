@@ -10,6 +10,7 @@
 #include "base/util.h"
 #include "cmd/openai.h"
 #include "text/chat_template.h"
+#include "text/reasoning.h"
 #include "text/tokenizer.h"
 
 #define MAX_MESSAGES 1024
@@ -103,16 +104,59 @@ static int completion_prompt(const struct tp_srv *s, json_object *req,
 	return 0;
 }
 
+/*
+ * Whether the model thinks first (chat_template_kwargs.enable_thinking,
+ * else the server's --reasoning-budget), and whether its thinking goes
+ * to reasoning_content (reasoning_format "auto" or "deepseek", else the
+ * server's --reasoning-format) or stays in the content ("none"), as in
+ * llama.cpp's server. *FLAGS the template's, *SPLIT the answer's.
+ */
+static int thinking(const struct tp_srv *s, json_object *req, int *flags,
+		    int *split, char *err, size_t errlen)
+{
+	json_object *k, *v;
+	int r;
+
+	*flags = s->def_think ? 0 : TP_CHAT_NO_THINK;
+	*split = s->def_split;
+	r = field(req, "chat_template_kwargs", json_type_object, &k, err,
+		  errlen);
+	if (r < 0)
+		return -1;
+	if (r && field(k, "enable_thinking", json_type_boolean, &v, err,
+		       errlen) < 0)
+		return bad(err, errlen, "'chat_template_kwargs.enable_thinking' must be a boolean");
+	if (r && v)
+		*flags = json_object_get_boolean(v) ? 0 : TP_CHAT_NO_THINK;
+	r = field(req, "reasoning_format", json_type_string, &v, err, errlen);
+	if (r < 0)
+		return -1;
+	if (r) {
+		const char *f = json_object_get_string(v);
+
+		if (!strcmp(f, "none"))
+			*split = 0;
+		else if (!strcmp(f, "auto") || !strcmp(f, "deepseek"))
+			*split = 1;
+		else
+			return bad(err, errlen, "'reasoning_format' must be none, auto or deepseek");
+	}
+	return 0;
+}
+
 static int chat_prompt(const struct tp_srv *s, json_object *req,
 		       struct tp_job *j, char *err, size_t errlen)
 {
 	struct tp_chat_msg *m;
 	json_object *a, *e, *v;
 	size_t n, i;
-	int r = field(req, "messages", json_type_array, &a, err, errlen);
+	int flags, split, r = field(req, "messages", json_type_array, &a, err,
+				    errlen);
 
 	if (r <= 0)
 		return r ? -1 : bad(err, errlen, "'messages' is missing");
+	if (thinking(s, req, &flags, &split, err, errlen))
+		return -1;
 	n = json_object_array_length(a);
 	if (n < 1 || n > MAX_MESSAGES)
 		return bad(err, errlen, "'messages' must hold 1..%d messages",
@@ -138,7 +182,10 @@ static int chat_prompt(const struct tp_srv *s, json_object *req,
 		}
 		m[i].content = json_object_get_string(v);
 	}
-	j->nprompt = tp_chat_encode(s->tok, m, (int)n, &j->prompt, err, errlen);
+	j->nprompt = tp_chat_encode_flags(s->tok, m, (int)n, flags, &j->think,
+					  &j->prompt, err, errlen);
+	if (!split)
+		j->think = 0;
 	free(m);
 	return j->nprompt < 0 ? -1 : 0;
 }
@@ -287,8 +334,8 @@ static json_object *head(const struct tp_srv *s, const struct tp_job *j,
 }
 
 static json_object *choice(const struct tp_job *j, const char *text,
-			   size_t len, const char *finish, const char *key,
-			   int role)
+			   size_t len, const char *think, size_t tlen,
+			   const char *finish, const char *key, int role)
 {
 	json_object *c = json_object_new_object(), *m;
 
@@ -300,6 +347,9 @@ static json_object *choice(const struct tp_job *j, const char *text,
 		if (text)
 			add(m, "content",
 			    json_object_new_string_len(text, (int)len));
+		if (think && tlen)
+			add(m, "reasoning_content",
+			    json_object_new_string_len(think, (int)tlen));
 		add(c, key, m);
 	} else {
 		add(c, "text", json_object_new_string_len(text ? text : "",
@@ -317,8 +367,23 @@ char *tp_oai_answer(const struct tp_srv *s, const struct tp_job *j,
 	json_object *o = head(s, j, j->chat ? "chat.completion" :
 					     "text_completion");
 	json_object *a = json_object_new_array(), *u = json_object_new_object();
+	char *think = NULL, *content = NULL;
+	size_t tlen = 0;
 
-	json_object_array_add(a, choice(j, text, len, finish, "message", 1));
+	if (j->chat && j->think) {
+		struct tp_reasoning r;
+
+		think = tp_calloc(len + 64, 1);
+		content = tp_calloc(len + 64, 1);
+		tp_reasoning_init(&r, j->think == 2);
+		tp_reasoning_push(&r, text, len, 1, think, &tlen, content,
+				  &len);
+		text = content;
+	}
+	json_object_array_add(a, choice(j, text, len, think, tlen, finish,
+					"message", 1));
+	free(think);
+	free(content);
 	add(o, "choices", a);
 	add(u, "prompt_tokens", json_object_new_int(j->nprompt));
 	add(u, "completion_tokens", json_object_new_int(ntok));
@@ -328,16 +393,18 @@ char *tp_oai_answer(const struct tp_srv *s, const struct tp_job *j,
 }
 
 char *tp_oai_chunk(const struct tp_srv *s, const struct tp_job *j,
-		   const char *text, size_t len, const char *finish,
-		   int first)
+		   const char *text, size_t len, const char *think,
+		   size_t tlen, const char *finish, int first)
 {
 	json_object *o = head(s, j, j->chat ? "chat.completion.chunk" :
 					     "text_completion");
 	json_object *a = json_object_new_array();
 
+	if (j->chat && !first && !finish && !len && tlen)
+		text = NULL;	/* a piece of reasoning alone */
 	json_object_array_add(a, choice(j, first ? "" : finish ? NULL : text,
-					first ? 0 : len, finish, "delta",
-					first));
+					first ? 0 : len, think, tlen, finish,
+					"delta", first));
 	add(o, "choices", a);
 	return text_of(o);
 }

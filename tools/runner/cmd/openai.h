@@ -5,8 +5,11 @@
  * answers, whole or as the chunks of a stream, /v1/models and errors.
  * Supported request fields: model (any name), prompt (a string, or an
  * array of one string) or messages (role + string content), max_tokens
- * (max_completion_tokens), temperature, top_p, seed, stream, n (1 only).
- * Other fields are ignored.
+ * (max_completion_tokens), temperature, top_p, seed, stream, n (1 only),
+ * and as llama.cpp's server: chat_template_kwargs.enable_thinking,
+ * reasoning_format (none, auto, deepseek). Other fields are ignored.
+ * A chat answer of a model that thinks first (Qwen3, GLM-4.5) has its
+ * thinking in reasoning_content, as llama.cpp's server gives it.
  */
 #ifndef TPRUN_OAI_H
 #define TPRUN_OAI_H
@@ -29,10 +32,11 @@ char *tp_oai_models(const struct tp_srv *s);
 char *tp_oai_answer(const struct tp_srv *s, const struct tp_job *j,
 		    const char *text, size_t len, int ntok,
 		    const char *finish);
-/* One chunk of a stream: TEXT (LEN bytes) as the next delta; FINISH set
- * on the last; FIRST: a chat's opening chunk (the role). */
+/* One chunk of a stream: TEXT (LEN bytes) as the next delta's content,
+ * THINK (TLEN bytes) as its reasoning_content; FINISH set on the last;
+ * FIRST: a chat's opening chunk (the role). */
 char *tp_oai_chunk(const struct tp_srv *s, const struct tp_job *j,
-		   const char *text, size_t len, const char *finish,
-		   int first);
+		   const char *text, size_t len, const char *think,
+		   size_t tlen, const char *finish, int first);
 
 #endif /* TPRUN_OAI_H */

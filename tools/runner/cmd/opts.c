@@ -55,6 +55,8 @@ static const char usage[] =
 "  --chat                   put --prompt in the model's chat template\n"
 "                           (llama2, llama3, chatml, zephyr families)\n"
 "  --system TEXT            with --chat: the system message\n"
+"  --reasoning-budget 0     models that think first (Qwen3, GLM-4.5): don't\n"
+"                           (the templates' enable_thinking = false; -1 lets them)\n"
 "  --temperature X          0 = greedy (default); else sample\n"
 "  --top-p P                nucleus sampling mass (0.9)\n"
 "  --sample-seed S          sampling seed (default: --seed)\n"
@@ -81,6 +83,8 @@ static const char usage[] =
 "Server (tprun serve; --tokens is the default max_tokens):\n"
 "  --http ADDR:PORT         where rank 0 listens (127.0.0.1:8080)\n"
 "  --ctx N                  prompt + answer tokens per request (2048)\n"
+"  --reasoning-format auto|none  a thinking model's <think> block: to\n"
+"                           reasoning_content (auto), or left in the content\n"
 "\n"
 "Output:\n"
 "  --json                   one JSON object instead of the table\n"
@@ -194,7 +198,7 @@ enum {
 	O_SLOW, O_TCPSPIN, O_BENCH, O_SIZES, O_ITERS, O_WARMUP, O_PTEXT,
 	O_CHAT, O_SYSTEM, O_HTTP, O_CTX, O_RENDEZVOUS, O_WORLD, O_ARCH,
 	O_EXPERTS, O_EXPUSED, O_EXPFFN, O_SHARED, O_DENSE, O_NEXTN, O_ROTDIM,
-	O_EXPSPLIT,
+	O_EXPSPLIT, O_RBUDGET, O_RFORMAT,
 };
 
 static const struct option longopts[] = {
@@ -235,6 +239,8 @@ static const struct option longopts[] = {
 	{ "dense-layers", 1, NULL, O_DENSE },
 	{ "nextn-layers", 1, NULL, O_NEXTN }, { "rope-dim", 1, NULL, O_ROTDIM },
 	{ "expert-split", 1, NULL, O_EXPSPLIT },
+	{ "reasoning-budget", 1, NULL, O_RBUDGET },
+	{ "reasoning-format", 1, NULL, O_RFORMAT },
 	{ "verbose", 0, NULL, 'v' }, { "help", 0, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -322,6 +328,8 @@ void tp_opts_parse(struct tp_opts *o, int argc, char **argv)
 	}
 	o->rank = -1;
 	o->ctx = 2048;
+	o->reasoning_budget = -1;
+	o->reasoning_split = 1;
 	o->nranks = 1;
 	o->listen_fd = -1;
 	o->local_rank = -1;
@@ -381,6 +389,15 @@ void tp_opts_parse(struct tp_opts *o, int argc, char **argv)
 		case O_DENSE: given[4] = (int)num(optarg, 0, 4096, "--dense-layers"); shape = 1; break;
 		case O_NEXTN: given[5] = (int)num(optarg, 0, 16, "--nextn-layers"); shape = 1; break;
 		case O_ROTDIM: given[6] = (int)num(optarg, 2, 4096, "--rope-dim"); shape = 1; break;
+		case O_RBUDGET: o->reasoning_budget = (int)num(optarg, -1, 0, "--reasoning-budget"); break;
+		case O_RFORMAT:
+			if (!strcmp(optarg, "none"))
+				o->reasoning_split = 0;
+			else if (!strcmp(optarg, "auto") || !strcmp(optarg, "deepseek"))
+				o->reasoning_split = 1;
+			else
+				bad("unknown --reasoning-format '%s' (none, auto, deepseek)", optarg);
+			break;
 		case O_EXPSPLIT:
 			if (!strcmp(optarg, "auto"))
 				o->cfg.moe.split = TP_SPLIT_AUTO;
@@ -556,7 +573,7 @@ uint64_t tp_opts_hash(const struct tp_opts *o, const struct tp_weights *w)
 	snprintf(s, sizeof(s),
 		 "n%d tr%d synth%d seed%llu wt%d file%zu dim%d l%d h%d kv%d hd%d rot%d ffn%d v%d eps%a rope%a "
 		 "tok%d plen%d batch%d temp%a topp%a ss%llu algo%d rmin%ld cmp%d "
-		 "bench%d iters%d warm%d chat%d serve%d ctx%d arch%s e%d/%d/%d/%d/%d split%d",
+		 "bench%d iters%d warm%d chat%d serve%d ctx%d arch%s e%d/%d/%d/%d/%d split%d rb%d",
 		 o->nranks, o->transport, o->synthetic,
 		 (unsigned long long)o->seed, w->wtype, w->file_size,
 		 w->cfg.dim, w->cfg.layers, w->cfg.heads, w->cfg.kv_heads,
@@ -568,7 +585,7 @@ uint64_t tp_opts_hash(const struct tp_opts *o, const struct tp_weights *w)
 		 o->bench_warmup, o->chat, o->serve, o->ctx,
 		 o->arch ? o->arch : "llama", w->cfg.moe.experts, w->cfg.moe.used,
 		 w->cfg.moe.ffn, w->cfg.moe.shared, w->cfg.moe.dense_layers,
-		 o->cfg.moe.split);
+		 o->cfg.moe.split, o->reasoning_budget);
 	h = fnv(h, s, strlen(s));
 	if (o->prompt_text)
 		h = fnv(h, o->prompt_text, strlen(o->prompt_text) + 1);

@@ -42,6 +42,8 @@ struct tp_opts {
 	char *prompt_text;	/* --prompt: tokenized by the model's tokenizer */
 	int chat;		/* --chat: the prompt in the chat template */
 	char *system_text;	/* --system: the chat's system message */
+	int reasoning_budget;	/* --reasoning-budget: -1, or 0 (no thinking) */
+	int reasoning_split;	/* serve: thinking to reasoning_content */
 	/* tprun serve (serve.c) */
 	int serve;
 	char *http;		/* --http ADDR:PORT */

@@ -79,8 +79,11 @@ static int text_prompt(struct tp_opts *o, const struct tp_weights *w,
 		};
 		int sys = !!o->system_text;
 
-		o->prompt_len = tp_chat_encode(tok, m + !sys, 1 + sys,
-					       &o->prompt, err, sizeof(err));
+		o->prompt_len = tp_chat_encode_flags(tok, m + !sys, 1 + sys,
+						     o->reasoning_budget ? 0 :
+						     TP_CHAT_NO_THINK, NULL,
+						     &o->prompt, err,
+						     sizeof(err));
 		if (o->prompt_len < 0) {
 			tp_err("--chat: %s", err);
 			tp_tok_free(tok);

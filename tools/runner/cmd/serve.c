@@ -287,6 +287,8 @@ int tp_serve_rank(struct tp_opts *o)
 		srv.def_temperature = o->temperature;
 		srv.def_top_p = o->top_p;
 		srv.def_seed = o->sample_seed;
+		srv.def_think = o->reasoning_budget != 0;
+		srv.def_split = o->reasoning_split;
 		srv.created = (long)time(NULL);
 		http = tp_http_start(o->http ? o->http : "127.0.0.1:8080", &srv,
 				     err, sizeof(err));

@@ -11,11 +11,12 @@
 static const char *const names[] = {
 	[TP_CHAT_LLAMA2] = "llama2", [TP_CHAT_LLAMA3] = "llama3",
 	[TP_CHAT_CHATML] = "chatml", [TP_CHAT_ZEPHYR] = "zephyr",
+	[TP_CHAT_QWEN3] = "qwen3", [TP_CHAT_GLM45] = "glm4.5",
 };
 
 const char *tp_chat_name(int style)
 {
-	if (style < TP_CHAT_LLAMA2 || style > TP_CHAT_ZEPHYR)
+	if (style < TP_CHAT_LLAMA2 || style > TP_CHAT_GLM45)
 		return NULL;
 	return names[style];
 }
@@ -24,7 +25,7 @@ int tp_chat_by_name(const char *name)
 {
 	int i;
 
-	for (i = TP_CHAT_LLAMA2; i <= TP_CHAT_ZEPHYR; i++)
+	for (i = TP_CHAT_LLAMA2; i <= TP_CHAT_GLM45; i++)
 		if (!strcmp(name, names[i]))
 			return i;
 	return -1;
@@ -36,9 +37,15 @@ int tp_chat_detect(const char *tmpl, char *err, size_t errlen)
 		snprintf(err, errlen, "the model has no chat template (tokenizer.chat_template)");
 		return -1;
 	}
-	/* the order matters: ChatML templates may mention [INST] too */
+	/* the order matters: ChatML templates may mention [INST] too, and
+	 * Qwen3's is ChatML that thinks */
+	if (strstr(tmpl, "<|im_start|>") && strstr(tmpl, "<think>"))
+		return TP_CHAT_QWEN3;
 	if (strstr(tmpl, "<|im_start|>"))
 		return TP_CHAT_CHATML;
+	if (strstr(tmpl, "[gMASK]<sop>") && strstr(tmpl, "<|assistant|>") &&
+	    strstr(tmpl, "<think>"))
+		return TP_CHAT_GLM45;
 	if (strstr(tmpl, "<|start_header_id|>"))
 		return TP_CHAT_LLAMA3;
 	if (strstr(tmpl, "[INST]"))
@@ -47,7 +54,7 @@ int tp_chat_detect(const char *tmpl, char *err, size_t errlen)
 	    !strstr(tmpl, "<|end|>"))
 		return TP_CHAT_ZEPHYR;
 	snprintf(err, errlen,
-		 "the model's chat template is not one tprun knows (llama2 [INST], llama3 <|start_header_id|>, chatml <|im_start|>, zephyr <|user|>); it starts: %.60s",
+		 "the model's chat template is not one tprun knows (llama2 [INST], llama3 <|start_header_id|>, chatml <|im_start|>, zephyr <|user|>, qwen3, glm4.5 [gMASK]<sop>); it starts: %.60s",
 		 tmpl);
 	return -1;
 }
@@ -90,6 +97,149 @@ static void put_trim(struct sb *b, const char *s)
 	free(c);
 }
 
+/* [S, E) without the characters in SET at the start (L) and end (R). */
+static void strip(const char **s, const char **e, const char *set, int l,
+		  int r)
+{
+	while (l && *s < *e && strchr(set, **s))
+		(*s)++;
+	while (r && *e > *s && strchr(set, (*e)[-1]))
+		(*e)--;
+}
+
+static void put_n(struct sb *b, const char *s, const char *e)
+{
+	char *c = strndup(s, (size_t)(e - s));
+
+	if (!c)
+		tp_die("out of memory");
+	put(b, c);
+	free(c);
+}
+
+/*
+ * An answer's text split as Qwen3's and GLM-4.5's templates split it:
+ * with a "</think>", the reasoning is what comes before the first one
+ * (after the last "<think>" in it, newlines off its ends) and the content
+ * what follows the last one (newlines off its start); else all content.
+ */
+struct parts {
+	const char *r0, *r1, *c0, *c1;
+};
+
+static struct parts split_think(const char *text)
+{
+	const char *close = strstr(text, "</think>"), *p, *last;
+	struct parts x = { text, text, text, text + strlen(text) };
+
+	if (!close)
+		return x;
+	x.r0 = text;
+	x.r1 = close;
+	strip(&x.r0, &x.r1, "\n", 0, 1);
+	for (p = x.r0; (p = strstr(p, "<think>")) && p < x.r1; p++)
+		x.r0 = p + 7;
+	strip(&x.r0, &x.r1, "\n", 1, 0);
+	for (last = close; (p = strstr(last + 8, "</think>")); last = p)
+		;
+	x.c0 = last + 8;
+	strip(&x.c0, &x.c1, "\n", 1, 0);
+	return x;
+}
+
+/* The index of the last user message (Qwen3: not a tool's response), or
+ * -1 (GLM) or N - 1 (Qwen3) when there is none. */
+static int last_user(const struct tp_chat_msg *m, int n, int none)
+{
+	int i;
+
+	for (i = n - 1; i >= 0; i--)
+		if (!strcmp(m[i].role, "user"))
+			return i;
+	return none;
+}
+
+/* Qwen3's template (its rendering without tools). */
+static void qwen3(struct sb *b, const struct tp_chat_msg *m, int n,
+		  int flags)
+{
+	int q = last_user(m, n, n - 1), i;
+
+	for (i = 0; i < n; i++) {
+		struct parts x;
+
+		put(b, "<|im_start|>");
+		put(b, m[i].role);
+		put(b, "\n");
+		if (strcmp(m[i].role, "assistant")) {
+			put(b, m[i].content);
+			put(b, "<|im_end|>\n");
+			continue;
+		}
+		x = split_think(m[i].content);
+		if (i > q && (i == n - 1 || x.r1 > x.r0)) {
+			strip(&x.r0, &x.r1, "\n", 1, 1);
+			put(b, "<think>\n");
+			put_n(b, x.r0, x.r1);
+			put(b, "\n</think>\n\n");
+			strip(&x.c0, &x.c1, "\n", 1, 0);
+		}
+		put_n(b, x.c0, x.c1);
+		put(b, "<|im_end|>\n");
+	}
+	put(b, "<|im_start|>assistant\n");
+	if (flags & TP_CHAT_NO_THINK)
+		put(b, "<think>\n\n</think>\n\n");
+}
+
+/* GLM-4.5's template (its rendering without tools). */
+static void glm45(struct sb *b, const struct tp_chat_msg *m, int n,
+		  int flags)
+{
+	static const char ws[] = " \t\n\r\v\f";
+	int q = last_user(m, n, -1), i;
+	size_t len;
+
+	put(b, "[gMASK]<sop>");
+	for (i = 0; i < n; i++) {
+		struct parts x;
+
+		if (!strcmp(m[i].role, "user")) {
+			put(b, "<|user|>\n");
+			put(b, m[i].content);
+			len = strlen(m[i].content);
+			if ((flags & TP_CHAT_NO_THINK) &&
+			    (len < 8 || strcmp(m[i].content + len - 8,
+					      "/nothink")))
+				put(b, "/nothink");
+		} else if (!strcmp(m[i].role, "system")) {
+			put(b, "<|system|>\n");
+			put(b, m[i].content);
+		} else {
+			put(b, "<|assistant|>");
+			x = split_think(m[i].content);
+			strip(&x.r0, &x.r1, ws, 1, 1);
+			put(b, "\n<think>");
+			if (i > q && x.r1 > x.r0)
+				put_n(b, x.r0, x.r1);
+			put(b, "</think>");
+			strip(&x.c0, &x.c1, ws, 1, 1);
+			if (x.c1 > x.c0) {
+				put(b, "\n");
+				put_n(b, x.c0, x.c1);
+			}
+		}
+	}
+	put(b, "<|assistant|>");
+	if (flags & TP_CHAT_NO_THINK)
+		put(b, "\n<think></think>");
+}
+
+int tp_chat_thinks(int style)
+{
+	return style == TP_CHAT_QWEN3 || style == TP_CHAT_GLM45;
+}
+
 /* [INST] turns; the system text goes into the first one, in <<SYS>>. */
 static void llama2(struct sb *b, const struct tp_chat_msg *m, int n,
 		   const char *eos)
@@ -125,6 +275,13 @@ static void llama2(struct sb *b, const struct tp_chat_msg *m, int n,
 
 char *tp_chat_render(int style, const struct tp_chat_msg *m, int n,
 		     const char *eos, char *err, size_t errlen)
+{
+	return tp_chat_render_flags(style, m, n, eos, 0, err, errlen);
+}
+
+char *tp_chat_render_flags(int style, const struct tp_chat_msg *m, int n,
+			   const char *eos, int flags, char *err,
+			   size_t errlen)
 {
 	struct sb b = { 0 };
 	int i;
@@ -177,6 +334,12 @@ char *tp_chat_render(int style, const struct tp_chat_msg *m, int n,
 		}
 		put(&b, "<|assistant|>\n");
 		break;
+	case TP_CHAT_QWEN3:
+		qwen3(&b, m, n, flags);
+		break;
+	case TP_CHAT_GLM45:
+		glm45(&b, m, n, flags);
+		break;
 	default:
 		free(b.s);
 		snprintf(err, errlen, "unknown chat style %d", style);
@@ -188,15 +351,28 @@ char *tp_chat_render(int style, const struct tp_chat_msg *m, int n,
 int tp_chat_encode(const struct tp_tok *t, const struct tp_chat_msg *m,
 		   int n, int **ids, char *err, size_t errlen)
 {
+	return tp_chat_encode_flags(t, m, n, 0, NULL, ids, err, errlen);
+}
+
+int tp_chat_encode_flags(const struct tp_tok *t, const struct tp_chat_msg *m,
+			 int n, int flags, int *think, int **ids, char *err,
+			 size_t errlen)
+{
 	int style = tp_chat_detect(t->chat_template, err, errlen), r;
 	const char *eos = t->eos >= 0 ? t->piece[t->eos] : "";
+	size_t len;
 	char *text;
 
 	if (style < 0)
 		return -1;
-	text = tp_chat_render(style, m, n, eos, err, errlen);
+	text = tp_chat_render_flags(style, m, n, eos, flags, err, errlen);
 	if (!text)
 		return -1;
+	len = strlen(text);
+	if (think)
+		*think = (len >= 7 && !strcmp(text + len - 7, "<think>")) ||
+			 (len >= 8 && !strcmp(text + len - 8, "<think>\n")) ?
+			 2 : tp_chat_thinks(style) && !(flags & TP_CHAT_NO_THINK);
 	r = tp_tok_encode(t, text, strlen(text), TP_ENC_BOS | TP_ENC_CTL, ids);
 	free(text);
 	return r;

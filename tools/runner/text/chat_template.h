@@ -4,7 +4,11 @@
  * source (tokenizer.chat_template); tprun has no Jinja engine, it
  * recognises the known families by their markers, as llama.cpp does
  * (llama2 "[INST]", llama3 "<|start_header_id|>", chatml "<|im_start|>",
- * zephyr "<|user|>") and renders a conversation in that family's format.
+ * zephyr "<|user|>"; Qwen3's chatml with "<think>", GLM-4.5's "[gMASK]<sop>"
+ * with "<think>") and renders a conversation in that family's format, as
+ * the template's Jinja renders it (for Qwen3 and GLM-4.5: the earlier
+ * answers' thinking left out, and the "no thinking" variants of the
+ * templates' enable_thinking).
  * Any other template is refused with a message. The rendering leaves out
  * the BOS token: the tokenizer adds it when the file asks.
  */
@@ -15,7 +19,11 @@
 
 enum tp_chat_style {
 	TP_CHAT_LLAMA2 = 1, TP_CHAT_LLAMA3, TP_CHAT_CHATML, TP_CHAT_ZEPHYR,
+	TP_CHAT_QWEN3, TP_CHAT_GLM45,
 };
+
+/* Rendering flags: the template's enable_thinking = false. */
+#define TP_CHAT_NO_THINK 1
 
 struct tp_chat_msg {
 	const char *role;	/* "system", "user" or "assistant" */
@@ -35,6 +43,12 @@ int tp_chat_by_name(const char *name);
  */
 char *tp_chat_render(int style, const struct tp_chat_msg *m, int n,
 		     const char *eos, char *err, size_t errlen);
+/* The same with FLAGS (TP_CHAT_NO_THINK). */
+char *tp_chat_render_flags(int style, const struct tp_chat_msg *m, int n,
+			   const char *eos, int flags, char *err,
+			   size_t errlen);
+/* 1 when STYLE's models think first, in <think>...</think>. */
+int tp_chat_thinks(int style);
 
 struct tp_tok;
 /*
@@ -44,5 +58,13 @@ struct tp_tok;
  */
 int tp_chat_encode(const struct tp_tok *t, const struct tp_chat_msg *m,
 		   int n, int **ids, char *err, size_t errlen);
+/*
+ * The same with FLAGS; *THINK (when not NULL) tells how the answer
+ * starts: 0 without thinking, 1 perhaps with a <think> block, 2 inside
+ * one (the prompt ended with <think>: llama.cpp's "thinking forced open").
+ */
+int tp_chat_encode_flags(const struct tp_tok *t, const struct tp_chat_msg *m,
+			 int n, int flags, int *think, int **ids, char *err,
+			 size_t errlen);
 
 #endif /* TPRUN_CHAT_H */

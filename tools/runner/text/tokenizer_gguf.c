@@ -228,8 +228,13 @@ static int load_pre(struct tp_tok *t, const struct gguf *g, char *err,
 		t->pre = TP_PRE_QWEN2;
 		return 0;
 	}
+	/* GLM-4, GLM-4.5: Llama 3's regex, merges as they are */
+	if (gguf_str_eq(s, "glm4") || gguf_str_eq(s, "chatglm-bpe")) {
+		t->pre = TP_PRE_LLAMA3;
+		return 0;
+	}
 	return bad(err, errlen,
-		   "tokenizer.ggml.pre '%.*s' is not supported (gpt-2, llama-bpe, qwen2)",
+		   "tokenizer.ggml.pre '%.*s' is not supported (gpt-2, llama-bpe, qwen2, glm4)",
 		   (int)(s.len > 64 ? 64 : s.len), s.p);
 }
 
