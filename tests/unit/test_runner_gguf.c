@@ -639,6 +639,11 @@ static void test_moe(void)
 	ok(e && strstr(e, "blk.0.ffn_gate_inp.weight is missing"),
 	   "glm4moe: a dense layer where the metadata says MoE is refused, naming the router (%s)",
 	   e ? e : "loaded");
+	e = moe_fails("glm4moe", NULL, NULL, "glm4moe.expert_shared_count", 0,
+		      err, sizeof(err));
+	ok(e && strstr(e, "expert_shared_count is 0"),
+	   "glm4moe: no shared experts is refused (llama.cpp adds silu(x) in their place) (%s)",
+	   e ? e : "loaded");
 	e = moe_fails("glm4moe", "blk.1.attn_v.bias", NULL, NULL, 0, err,
 		      sizeof(err));
 	ok(e && strstr(e, "2 of the biases"),

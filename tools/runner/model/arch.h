@@ -46,8 +46,9 @@ struct tp_arch {
 	 */
 	void (*synth_layer)(struct tp_synth *s, struct tp_layer *y, int i);
 	/* What read_config sets that no shape flag gives (RoPE's mode, the
-	 * routing's functions), for a synthetic model; NULL: nothing. */
-	void (*synth_config)(struct tp_config *c);
+	 * routing's functions), for a synthetic model; NULL: nothing. Returns
+	 * NULL, or why C is no model of the architecture. */
+	const char *(*synth_config)(struct tp_config *c);
 	void (*export_config)(struct gguf_writer *gw,
 			      const struct tp_config *c);
 	void (*export_layer)(struct tp_export *e, int i);

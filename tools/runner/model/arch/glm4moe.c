@@ -25,13 +25,18 @@
 
 #define NORM "blk.%d.post_attention_norm.weight"
 
-static void synth_config(struct tp_config *c)
+static const char *synth_config(struct tp_config *c)
 {
 	c->rope_neox = 1;
 	c->moe.gating = TP_GATE_SIGMOID;
 	c->moe.norm = 1;
 	c->moe.scale = 2.5f;	/* GLM-4.5's routed_scaling_factor */
 	c->moe.groups = c->moe.groups_used = 0;
+	/* llama.cpp's graph adds the shared experts' FFN whatever the count:
+	 * without them, silu(x) in their place */
+	return c->moe.shared < 1 ?
+	       "glm4moe has shared experts (--shared-experts 1 or more)" :
+	       NULL;
 }
 
 /* Keys llama.cpp requires of a glm4moe file, beyond the llama family's. */
@@ -60,6 +65,10 @@ static int read_config(struct tp_gguf_load *L, struct tp_config *c)
 				   c->layers);
 	c->nextn_layers = nextn;
 	c->layers -= nextn;
+	if (c->moe.shared < 1)
+		return tp_gguf_bad(L, "%s is %d: llama.cpp's glm4moe always adds shared experts (silu(x) where there are none); tprun needs them",
+				   tp_gguf_key(L, "expert_shared_count"),
+				   c->moe.shared);
 	/* sections make llama.cpp rotate by several positions (GLM-4.5V) */
 	sec = gguf_find_kv(&L->g, tp_gguf_key(L, "rope.dimension_sections"));
 	for (i = 0; sec && sec->type == GGUF_ARRAY && i < sec->arr_n; i++)

@@ -5,6 +5,8 @@
  * and k RMS-normed (blk.N.attn_q_norm, attn_k_norm: head_dim weights,
  * required) before RoPE, which rotates the halves of each head (neox).
  */
+#include <stddef.h>
+
 #include "model/arch.h"
 #include "model/arch/registry.h"
 #include "model/attention.h"
@@ -12,9 +14,10 @@
 #include "model/ffn.h"
 #include "model/load_gguf.h"
 
-static void synth_config(struct tp_config *c)
+static const char *synth_config(struct tp_config *c)
 {
 	c->rope_neox = 1;
+	return NULL;
 }
 
 static int read_config(struct tp_gguf_load *L, struct tp_config *c)

@@ -16,7 +16,7 @@
 #include "model/moe.h"
 #include "model/synthetic.h"
 
-static void synth_config(struct tp_config *c)
+static const char *synth_config(struct tp_config *c)
 {
 	c->rope_neox = 1;
 	c->moe.gating = TP_GATE_SOFTMAX;
@@ -25,6 +25,7 @@ static void synth_config(struct tp_config *c)
 	c->moe.shared = 0;
 	c->moe.dense_layers = 0;
 	c->moe.groups = c->moe.groups_used = 0;
+	return NULL;
 }
 
 static int read_config(struct tp_gguf_load *L, struct tp_config *c)

@@ -48,6 +48,7 @@ static const struct tp_arch *synth_arch(const char *name,
 					size_t errlen)
 {
 	const struct tp_arch *a = tp_arch_find(name);
+	const char *why;
 
 	if (!a || !a->synth_layer) {
 		snprintf(err, errlen, "architecture '%s' has no synthetic models (%s)",
@@ -61,8 +62,10 @@ static const struct tp_arch *synth_arch(const char *name,
 			 a->name);
 		return NULL;
 	}
-	if (a->synth_config)
-		a->synth_config(c);
+	if (a->synth_config && (why = a->synth_config(c))) {
+		snprintf(err, errlen, "%s", why);
+		return NULL;
+	}
 	return a;
 }
 
