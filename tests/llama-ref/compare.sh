@@ -13,7 +13,8 @@
 #
 #   compare.sh [--tprun 'COMMAND'] [--ranks '1 2 4'] [--types 'f32 ...']
 #              [--tokens T] [--prompts '0 1'] [--save-ref DIR | --ref DIR]
-#              [--types-only | --archs-only] [--archs-full] [--no-logits]
+#              [--types-only | --archs-only] [--archs-full]
+#              [--arch-types 'q8_0 ...'] [--no-logits]
 #
 # --types-only: the weight types alone, not the architecture and tokenizer
 # variants after them.
@@ -65,8 +66,9 @@ while [ $# -gt 0 ]; do
 	--types-only) types_only=1; shift ;;
 	--no-logits) no_logits=1; shift ;;
 	--archs-full) archs_full=1; shift ;;
+	--arch-types) arch_types=$2; shift 2 ;;
 	--archs-only) archs_only=1; types=; shift ;;
-	*) echo "usage: $0 [--tprun CMD] [--ranks LIST] [--types LIST] [--tokens T] [--prompts LIST] [--save-ref DIR | --ref DIR] [--types-only | --archs-only] [--archs-full] [--no-logits]" >&2
+	*) echo "usage: $0 [--tprun CMD] [--ranks LIST] [--types LIST] [--tokens T] [--prompts LIST] [--save-ref DIR | --ref DIR] [--types-only | --archs-only] [--archs-full] [--arch-types LIST] [--no-logits]" >&2
 	   exit 2 ;;
 	esac
 done
