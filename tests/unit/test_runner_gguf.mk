@@ -6,5 +6,6 @@ test_runner_gguf_SRCS   := $(addprefix $(RUNNER_DIR)/,gguf.c gguf_write.c \
 			   export.c allreduce.c tokenizer.c tok_load.c tok_pre.c tok_synth.c quant.c \
 			   pool.c kernels/matmul.c kernels/dispatch.c \
 			   kernels/act.c kernels/generic.c kernels/avx2.c kernels/avx512.c)
+test_runner_gguf_SRCS += $(addprefix $(RUNNER_DIR)/,$(RUNNER_QTYPES) $(RUNNER_SIMD))
 test_runner_gguf_CFLAGS := -I$(RUNNER_DIR) -ffp-contract=off -D_GNU_SOURCE -pthread
 test_runner_gguf_LDLIBS := -lm -pthread

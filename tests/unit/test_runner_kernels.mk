@@ -7,5 +7,6 @@ test_runner_kernels_SRCS   := $(addprefix $(RUNNER_DIR)/,math.c quant.c \
 			      util.c pool.c kernels/matmul.c \
 			      kernels/dispatch.c kernels/act.c \
 			      kernels/generic.c kernels/avx2.c kernels/avx512.c)
+test_runner_kernels_SRCS += $(addprefix $(RUNNER_DIR)/,$(RUNNER_QTYPES) $(RUNNER_SIMD))
 test_runner_kernels_CFLAGS := -I$(RUNNER_DIR) -ffp-contract=off -D_GNU_SOURCE -pthread
 test_runner_kernels_LDLIBS := -lm -pthread

@@ -8,5 +8,6 @@ test_runner_model_SRCS   := $(addprefix $(RUNNER_DIR)/,model.c math.c util.c \
 			    tokenizer.c tok_load.c tok_pre.c tok_synth.c quant.c \
 			    pool.c kernels/matmul.c kernels/dispatch.c \
 			    kernels/act.c kernels/generic.c kernels/avx2.c kernels/avx512.c)
+test_runner_model_SRCS += $(addprefix $(RUNNER_DIR)/,$(RUNNER_QTYPES) $(RUNNER_SIMD))
 test_runner_model_CFLAGS := -I$(RUNNER_DIR) -ffp-contract=off -D_GNU_SOURCE -pthread
 test_runner_model_LDLIBS := -lm -pthread

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "quant.h"
+#include "kernels/qtypes.h"
 
 static float h2f(uint16_t h)
 {
@@ -164,7 +165,7 @@ size_t tp_quant_block_bytes(enum tp_type t)
 	case TP_Q4_K: return sizeof(struct tp_block_q4_k);
 	case TP_Q5_K: return sizeof(struct tp_block_q5_k);
 	case TP_Q6_K: return sizeof(struct tp_block_q6_k);
-	default: return 0;
+	default: return tp_qtype(t) ? tp_qtype(t)->block_bytes : 0;
 	}
 }
 
@@ -172,10 +173,17 @@ enum tp_type tp_type_for_cols(enum tp_type t, long cols)
 {
 	enum tp_type f;
 
-	if (!tp_type_is_k(t) || cols % TP_QK_K == 0)
+	if (!tp_type_is_super(t) || cols % TP_QK_K == 0)
 		return t;
-	f = t == TP_Q4_K ? TP_Q5_0 : t == TP_Q5_K ? TP_Q5_1 : TP_Q8_0;
-	return cols % TP_QK ? TP_F16 : f;
+	switch (t) {
+	case TP_Q4_K: f = TP_Q5_0; break;
+	case TP_Q5_K: f = TP_Q5_1; break;
+	case TP_Q6_K: f = TP_Q8_0; break;
+	case TP_Q2_K:
+	case TP_Q3_K: f = TP_Q4_0; break;
+	default: f = TP_IQ4_NL; break;	/* the IQ types of 256 */
+	}
+	return cols % tp_type_block(f) ? TP_F16 : f;
 }
 
 static void kquant_row(enum tp_type t, const float *x, void *row, size_t n);
@@ -187,6 +195,10 @@ void tp_quant_row(enum tp_type t, const float *x, void *row, size_t n)
 	char *y = row;
 	size_t b, bs = tp_quant_block_bytes(t);
 
+	if (tp_qtype(t)) {
+		tp_qtype(t)->quant(x, row, n);
+		return;
+	}
 	if (tp_type_is_k(t)) {
 		kquant_row(t, x, row, n);
 		return;
@@ -218,6 +230,10 @@ void tp_dequant_row(enum tp_type t, const void *row, float *out, size_t n)
 	int q[TP_QK], j, off;
 	float d, m;
 
+	if (tp_qtype(t)) {
+		tp_qtype(t)->dequant(row, out, n);
+		return;
+	}
 	if (tp_type_is_k(t)) {
 		kdequant_row(t, row, out, n);
 		return;
@@ -264,6 +280,8 @@ float tp_quant_dot(enum tp_type t, const void *row, const void *act, int nb)
 	int one = t == TP_Q4_1 || t == TP_Q5_1, q[TP_QK], b, j, off;
 	float s = 0, d, m;
 
+	if (tp_qtype(t))
+		return tp_qtype(t)->dot(row, act, nb);
 	if (tp_type_is_k(t))
 		return kdot(t, row, act, nb);
 	for (b = 0; b < nb; b++, p += bs) {
@@ -284,29 +302,11 @@ float tp_quant_dot(enum tp_type t, const void *row, const void *act, int nb)
 
 /* ---- K-quants ---------------------------------------------------------- */
 
-/* Round to nearest, ties to even, as ggml's nearest_int (|f| < 2^22). */
-static inline int nearest(float f)
-{
-	float v = f + 12582912.0f;
-	int32_t i;
-
-	memcpy(&i, &v, sizeof(i));
-	return (i & 0x007fffff) - 0x00400000;
-}
-
-static inline int clampi(int v, int lo, int hi)
-{
-	return v < lo ? lo : v > hi ? hi : v;
-}
-
-/*
- * Scale and minimum of N values for quants 0..NMAX, weighted least
- * squares over NSTEP+1 trial scales around the min-max one (ggml's
- * make_qkx2_quants, squared error). Returns the scale; *NEG_MIN = -min.
- */
-static float fit_scale_min(int n, int nmax, const float *x, const float *w,
-			   uint8_t *L, float *neg_min, float rmin, float rdelta,
-			   int nstep)
+/* ggml's make_qkx2_quants (kernels/qtypes.h); the K-quants' error is
+ * squared, Q2_K's absolute (MAD). */
+float tp_fit_scale_min(int n, int nmax, const float *x, const float *w,
+		       uint8_t *L, float *neg_min, float rmin, float rdelta,
+		       int nstep, int mad)
 {
 	float mn = x[0], mx = x[0], sum_w = w[0], sum_x = sum_w * x[0];
 	float iscale, scale, best = 0;
@@ -333,16 +333,16 @@ static float fit_scale_min(int n, int nmax, const float *x, const float *w,
 	for (i = 0; i < n; i++) {
 		float diff;
 
-		L[i] = (uint8_t)clampi(nearest(iscale * (x[i] - mn)), 0, nmax);
+		L[i] = (uint8_t)tp_clampi(tp_nearest(iscale * (x[i] - mn)), 0, nmax);
 		diff = scale * L[i] + mn - x[i];
-		best += w[i] * (diff * diff);
+		best += w[i] * (mad ? fabsf(diff) : diff * diff);
 	}
 	for (is = 0; is <= nstep; is++) {
 		float sl = 0, sl2 = 0, sxl = 0, D;
 
 		iscale = (rmin + rdelta * (float)is + (float)nmax) / (mx - mn);
 		for (i = 0; i < n; i++) {
-			int l = clampi(nearest(iscale * (x[i] - mn)), 0, nmax);
+			int l = tp_clampi(tp_nearest(iscale * (x[i] - mn)), 0, nmax);
 
 			aux[i] = (uint8_t)l;
 			sl += w[i] * (float)l;
@@ -362,7 +362,7 @@ static float fit_scale_min(int n, int nmax, const float *x, const float *w,
 			for (i = 0; i < n; i++) {
 				float diff = this_scale * aux[i] + this_min - x[i];
 
-				err += w[i] * (diff * diff);
+				err += w[i] * (mad ? fabsf(diff) : diff * diff);
 			}
 			if (err < best) {
 				memcpy(L, aux, (size_t)n);
@@ -408,8 +408,8 @@ static void q45_k(const float *x, int nmax, float rmin, int nstep,
 		av = sqrtf(sum_x2 / 32);
 		for (l = 0; l < 32; l++)
 			w[l] = av + fabsf(xs[l]);
-		sc[j] = fit_scale_min(32, nmax, xs, w, L + 32 * j, &mins[j],
-				      rmin, 0.1f, nstep);
+		sc[j] = tp_fit_scale_min(32, nmax, xs, w, L + 32 * j, &mins[j],
+					 rmin, 0.1f, nstep, 0);
 		if (sc[j] > max_scale)
 			max_scale = sc[j];
 		if (mins[j] > max_min)
@@ -419,8 +419,8 @@ static void q45_k(const float *x, int nmax, float rmin, int nstep,
 	im = max_min > 0 ? 63.0f / max_min : 0;
 	memset(scales, 0, 12);
 	for (j = 0; j < 8; j++) {
-		uint8_t ls = (uint8_t)nearest(is * sc[j]);
-		uint8_t lm = (uint8_t)nearest(im * mins[j]);
+		uint8_t ls = (uint8_t)tp_nearest(is * sc[j]);
+		uint8_t lm = (uint8_t)tp_nearest(im * mins[j]);
 
 		ls = ls < 63 ? ls : 63;
 		lm = lm < 63 ? lm : 63;
@@ -445,7 +445,7 @@ static void q45_k(const float *x, int nmax, float rmin, int nstep,
 			continue;
 		dm = h2f(*dmin) * (float)m;
 		for (l = 0; l < 32; l++)
-			L[32 * j + l] = (uint8_t)clampi(nearest((x[32 * j + l] +
+			L[32 * j + l] = (uint8_t)tp_clampi(tp_nearest((x[32 * j + l] +
 								 dm) / d),
 							0, nmax);
 	}
@@ -501,7 +501,7 @@ static float fit_scale_sym(int n, int nmax, const float *x, int8_t *L)
 	}
 	iscale = (float)-nmax / mx;
 	for (i = 0; i < n; i++) {
-		int l = clampi(nearest(iscale * x[i]), -nmax, nmax - 1);
+		int l = tp_clampi(tp_nearest(iscale * x[i]), -nmax, nmax - 1);
 		float w = x[i] * x[i];
 
 		L[i] = (int8_t)(l + nmax);
@@ -516,7 +516,7 @@ static float fit_scale_sym(int n, int nmax, const float *x, int8_t *L)
 		iscale = -((float)nmax + 0.1f * (float)is) / mx;
 		sumlx = suml2 = 0;
 		for (i = 0; i < n; i++) {
-			int l = clampi(nearest(iscale * x[i]), -nmax, nmax - 1);
+			int l = tp_clampi(tp_nearest(iscale * x[i]), -nmax, nmax - 1);
 			float w = x[i] * x[i];
 
 			sumlx += w * x[i] * (float)l;
@@ -524,7 +524,7 @@ static float fit_scale_sym(int n, int nmax, const float *x, int8_t *L)
 		}
 		if (suml2 > 0 && sumlx * sumlx > best * suml2) {
 			for (i = 0; i < n; i++)
-				L[i] = (int8_t)(nmax + clampi(nearest(iscale *
+				L[i] = (int8_t)(nmax + tp_clampi(tp_nearest(iscale *
 								      x[i]),
 							      -nmax, nmax - 1));
 			scale = sumlx / suml2;
@@ -553,7 +553,7 @@ static void q6_k(const float *x, struct tp_block_q6_k *y)
 	iscale = -128.0f / max_scale;
 	y->d = tp_f32_to_f16(1 / iscale);
 	for (j = 0; j < 16; j++) {
-		int v = nearest(iscale * sc[j]);
+		int v = tp_nearest(iscale * sc[j]);
 
 		y->scales[j] = (int8_t)(v < 127 ? v : 127);
 	}
@@ -563,7 +563,7 @@ static void q6_k(const float *x, struct tp_block_q6_k *y)
 		if (d == 0)
 			continue;
 		for (l = 0; l < 16; l++)
-			L[16 * j + l] = (int8_t)(clampi(nearest(x[16 * j + l] / d),
+			L[16 * j + l] = (int8_t)(tp_clampi(tp_nearest(x[16 * j + l] / d),
 							-32, 31) + 32);
 	}
 	for (j = 0; j < 2; j++) {
@@ -688,7 +688,7 @@ void tp_act_q8_k(const float *x, struct tp_block_q8_k *y, int n)
 			continue;
 		iscale = -127.0f / mx;
 		for (j = 0; j < TP_QK_K; j++) {
-			int v = nearest(iscale * x[j]);
+			int v = tp_nearest(iscale * x[j]);
 
 			y[b].qs[j] = (int8_t)(v < 127 ? v : 127);
 			y[b].bsums[j / 16] += y[b].qs[j];
