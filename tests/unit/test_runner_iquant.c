@@ -34,6 +34,7 @@
 #include "kernels/kernels.h"
 #include "kernels/qtypes.h"
 #include "quant.h"
+#include "runner_blocks.h"
 #include "tap.h"
 
 #ifndef GGML_DIR
@@ -239,55 +240,6 @@ static void test_self(void)
 	}
 }
 
-/* ---- random valid blocks ------------------------------------------------ */
-
-/* An F16 of magnitude 2^-12 .. 2^-4, either sign */
-static uint16_t small_f16(void)
-{
-	return (uint16_t)((urand32() & 0x8000) | (0x0c00 + (urand32() % 0x2000)));
-}
-
-/* NB random valid blocks of T: any bits, scales kept small and finite */
-static void random_blocks(enum tp_type t, unsigned char *p, int nb)
-{
-	size_t bs = tp_quant_block_bytes(t);
-	int b;
-	size_t i;
-
-	for (b = 0; b < nb; b++, p += bs) {
-		uint16_t h = small_f16();
-
-		for (i = 0; i < bs; i++)
-			p[i] = (unsigned char)urand32();
-		switch (t) {
-		case TP_Q2_K:	/* d, dmin last */
-			memcpy(p + 80, &h, 2);
-			h = small_f16() & 0x7fff;
-			memcpy(p + 82, &h, 2);
-			break;
-		case TP_Q3_K:
-			memcpy(p + 108, &h, 2);
-			break;
-		case TP_MXFP4:
-			p[0] = (unsigned char)(110 + urand32() % 24);
-			break;
-		case TP_IQ1_M: {	/* d in the top nibbles of the scales */
-			uint16_t sc[4];
-			int j;
-
-			memcpy(sc, p + 48, 8);
-			for (j = 0; j < 4; j++)
-				sc[j] = (uint16_t)((sc[j] & 0x0fff) |
-						   ((h >> (4 * j)) & 15) << 12);
-			memcpy(p + 48, sc, 8);
-			break;
-		}
-		default:	/* d first */
-			memcpy(p, &h, 2);
-		}
-	}
-}
-
 /* ---- against ggml -------------------------------------------------------- */
 
 typedef void (*dequant_fn)(const void *x, float *y, int64_t k);
@@ -351,7 +303,7 @@ static void test_ggml_dequant(void)
 			skip(1, "no dequantize_row_%s", types[k].ggml);
 			continue;
 		}
-		random_blocks(t, blk, NB);
+		random_blocks(t, blk, NB, urand32);
 		tp_row_to_f32(t, blk, y1, (size_t)n);
 		dq(blk, y2, n);
 		for (i = 0; i < n; i++)
@@ -457,7 +409,7 @@ static void test_ggml_dot(void)
 				fill(x, r / 2 % 4);
 				tp_row_from_f32(t, x, row, N);
 			} else {
-				random_blocks(t, row, nb);
+				random_blocks(t, row, nb, urand32);
 			}
 			fill(a, r % 3 ? 0 : 2);
 			act_of(t, a, act);

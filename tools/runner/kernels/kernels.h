@@ -82,5 +82,9 @@ const char *tp_isa_name(enum tp_isa isa);
 void tp_kernels_fill_generic(struct tp_kernels *k);
 void tp_kernels_fill_avx2(struct tp_kernels *k);
 void tp_kernels_fill_avx512(struct tp_kernels *k);
+/* ... the newer block types' AVX2 kernels, called by fill_avx2 */
+void tp_kernels_fill_avx2_iq(struct tp_kernels *k);
+void tp_kernels_fill_avx2_kq23(struct tp_kernels *k);
+void tp_kernels_fill_avx2_iq4(struct tp_kernels *k);
 
 #endif /* TPRUN_KERNELS_H */
