@@ -172,31 +172,35 @@ AVX2 static inline struct iq_grp iq1_s_grp(const void *blk, int ib)
 					 (long long)tp_iq1s_grid[q[2] | (h >> 6 & 7) << 8],
 					 (long long)tp_iq1s_grid[q[1] | (h >> 3 & 7) << 8],
 					 (long long)tp_iq1s_grid[q[0] | (h & 7) << 8]),
-		   _mm256_set1_epi8(h & 0x8000 ? -1 : 1));
+		   _mm256_set1_epi8((char)(1 - 2 * (h >> 15))));
 	g.scl = _mm256_set1_epi16((short)(2 * (h >> 12 & 7) + 1));
 	return g;
 }
 
-static inline long long iq1_shift8(int bit)
+/* Bytes of -1 in group k of 8 where bit 3 + 4k of H is set, else 1 */
+AVX2 static inline __m256i iq1_m_shifts(uint16_t h)
 {
-	return bit ? -1LL : 0x0101010101010101LL;
+	const __m256i bit = _mm256_setr_epi64x(0x8, 0x80, 0x800, 0x8000);
+	__m256i m = _mm256_and_si256(_mm256_set1_epi64x(h), bit);
+
+	return _mm256_or_si256(_mm256_cmpeq_epi64(m, bit), _mm256_set1_epi8(1));
 }
 
 AVX2 static inline struct iq_grp iq1_m_grp(const void *blk, int ib)
 {
 	const struct tp_block_iq1_m *x = blk;
 	const uint8_t *q = x->qs + 4 * ib, *h = x->qh + 2 * ib;
-	uint16_t sc;
+	uint16_t sc, hh;
 	struct iq_grp g;
 
 	memcpy(&sc, x->scales + 2 * (ib / 2), 2);
+	memcpy(&hh, h, 2);
 	sc >>= 6 * (ib % 2);
 	iq1_values(&g, _mm256_set_epi64x((long long)tp_iq1s_grid[q[3] | (h[1] << 4 & 0x700)],
 					 (long long)tp_iq1s_grid[q[2] | (h[1] << 8 & 0x700)],
 					 (long long)tp_iq1s_grid[q[1] | (h[0] << 4 & 0x700)],
 					 (long long)tp_iq1s_grid[q[0] | (h[0] << 8 & 0x700)]),
-		   _mm256_set_epi64x(iq1_shift8(h[1] & 0x80), iq1_shift8(h[1] & 0x08),
-				     iq1_shift8(h[0] & 0x80), iq1_shift8(h[0] & 0x08)));
+		   iq1_m_shifts(hh));
 	g.scl = factors(sc & 7, sc >> 3 & 7);
 	return g;
 }

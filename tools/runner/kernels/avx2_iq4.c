@@ -52,6 +52,25 @@ static inline float mx_scale(const struct tp_block_mxfp4 *w)
 	return tp_e8m0_half(w->e);
 }
 
+/* The scales of four blocks as one vector, the bits of the above: F16 by
+ * one conversion; E8M0 "half" as (e - 1) << 23, or 2^-128 << e below 2 */
+AVX2 static inline __m128 nl_scales4(const struct tp_block_iq4_nl *const *w)
+{
+	return _mm_cvtph_ps(_mm_setr_epi16((short)w[0]->d, (short)w[1]->d,
+					   (short)w[2]->d, (short)w[3]->d,
+					   0, 0, 0, 0));
+}
+
+AVX2 static inline __m128 mx_scales4(const struct tp_block_mxfp4 *const *w)
+{
+	__m128i e = _mm_setr_epi32(w[0]->e, w[1]->e, w[2]->e, w[3]->e);
+	__m128i normal = _mm_slli_epi32(_mm_sub_epi32(e, _mm_set1_epi32(1)), 23);
+	__m128i tiny = _mm_sllv_epi32(_mm_set1_epi32(0x00200000), e);
+
+	return _mm_castsi128_ps(_mm_blendv_epi8(tiny, normal,
+		_mm_cmpgt_epi32(e, _mm_set1_epi32(1))));
+}
+
 AVX2 static inline __m256i q8_0_bytes(const struct tp_block_q8_0 *x)
 {
 	return _mm256_loadu_si256((const __m256i *)x->qs);
@@ -61,7 +80,7 @@ AVX2 static inline __m256i q8_0_bytes(const struct tp_block_q8_0 *x)
  * generic: s += d_x d_w (float)sumi per block. Four blocks' sums at once,
  * their terms (sumi x (d_x d_w), the same product) then added in order.
  */
-#define NL_KERNELS(name, blk_t, TABLE, SCALE)				\
+#define NL_KERNELS(name, blk_t, TABLE, SCALE, SCALES4)			\
 AVX2 static float dot_##name(const void *wv, const void *xv, int n)	\
 {									\
 	const blk_t *w = wv;						\
@@ -78,12 +97,14 @@ AVX2 static float dot_##name(const void *wv, const void *xv, int n)	\
 		UNROLL for (k = 0; k < 4; k++)				\
 			v[k] = sum32(nl_values(w[b + k].qs, tab),	\
 				     q8_0_bytes(&x[b + k]));		\
+		const blk_t *w4[4] = { &w[b], &w[b + 1], &w[b + 2],	\
+				       &w[b + 3] };			\
+									\
 		_mm_storeu_ps(t, _mm_mul_ps(_mm_cvtepi32_ps(		\
 			hsum4_i32(v[0], v[1], v[2], v[3])),		\
 			_mm_mul_ps(_mm_setr_ps(h2f(x[b].d), h2f(x[b + 1].d), \
 					       h2f(x[b + 2].d), h2f(x[b + 3].d)), \
-				   _mm_setr_ps(SCALE(&w[b]), SCALE(&w[b + 1]), \
-					       SCALE(&w[b + 2]), SCALE(&w[b + 3]))))); \
+				   SCALES4(w4))));			\
 		UNROLL for (k = 0; k < 4; k++)				\
 			s += t[k];					\
 	}								\
@@ -140,14 +161,12 @@ AVX2 static void rows4_##name(const void *wv, size_t wstride,		\
 			prefetch_ahead(w[0], 4);			\
 		s = _mm_add_ps(s, _mm_mul_ps(_mm_cvtepi32_ps(		\
 				hsum4_i32(v[0], v[1], v[2], v[3])),	\
-			_mm_mul_ps(_mm_set1_ps(h2f(x[b].d)),		\
-				   _mm_setr_ps(SCALE(w[0]), SCALE(w[1]), \
-					       SCALE(w[2]), SCALE(w[3])))));	\
+			_mm_mul_ps(_mm_set1_ps(h2f(x[b].d)), SCALES4(w))));	\
 	}								\
 	_mm_storeu_ps(out, s);						\
 }
-NL_KERNELS(iq4_nl, struct tp_block_iq4_nl, tp_kvalues_iq4nl, nl_scale)
-NL_KERNELS(mxfp4, struct tp_block_mxfp4, tp_kvalues_mxfp4, mx_scale)
+NL_KERNELS(iq4_nl, struct tp_block_iq4_nl, tp_kvalues_iq4nl, nl_scale, nl_scales4)
+NL_KERNELS(mxfp4, struct tp_block_mxfp4, tp_kvalues_mxfp4, mx_scale, mx_scales4)
 
 /* ---- IQ4_XS against Q8_K --------------------------------------------- */
 

@@ -171,8 +171,9 @@ AVX2 static inline __m256i q3_k_scales16(const uint8_t *s)
 	u[1] = (a[1] & m4) | (a[2] >> 2 & m2) << 4;
 	u[2] = (a[0] >> 4 & m4) | (a[2] >> 4 & m2) << 4;
 	u[3] = (a[1] >> 4 & m4) | (a[2] >> 6 & m2) << 4;
-	return _mm256_sub_epi16(_mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)u)),
-				_mm256_set1_epi16(32));
+	/* in registers: four stores and a 16-byte load stalled (perf) */
+	return _mm256_sub_epi16(_mm256_cvtepu8_epi16(_mm_setr_epi32((int)u[0],
+			(int)u[1], (int)u[2], (int)u[3])), _mm256_set1_epi16(32));
 }
 
 /* Super-block W against NT rows: ACC[t] = sum sc (q + 4) x - 4 sum sc bsum */
@@ -257,7 +258,8 @@ AVX2 static void rows4_q3_k(const void *wv, size_t wstride, size_t bstride,
 		const struct tp_block_q3_k *w[4];
 		__m256i acc[4];
 
-		UNROLL for (r = 0; r < 4; r++) {
+		/* one row after the other: the four unrolled together spilled */
+		_Pragma("GCC unroll 1") for (r = 0; r < 4; r++) {
 			w[r] = (const void *)((const char *)wv + r * wstride +
 					      b * bstride);
 			q3_k_sums(w[r], a, 1, &acc[r]);
