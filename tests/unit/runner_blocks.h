@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "quant.h"
+#include "kernels/quant.h"
 
 /* An F16 of magnitude 2^-12 .. 2^-4, either sign */
 static inline uint16_t random_small_f16(uint32_t (*rnd)(void))

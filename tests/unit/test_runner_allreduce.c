@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * tprun's all-reduce (tools/runner/allreduce.c) over the in-process
+ * tprun's all-reduce (tools/runner/comm/allreduce.c) over the in-process
  * transport: N threads run many consecutive all-reduces of many sizes,
  * with random delays so ranks drift apart by up to a call (the case the
  * two-halves flow control is for). Integer-valued data must sum exactly;
@@ -17,8 +17,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "allreduce.h"
-#include "rng.h"
+#include "base/rng.h"
+#include "comm/allreduce.h"
 #include "tap.h"
 
 #define CALLS 120

@@ -1,19 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * tprun's chat templates (tools/runner/chat.c): which family a GGUF
- * file's tokenizer.chat_template is, what each family renders for a
- * conversation, and that the rendering's control tokens are encoded as
- * the tokens themselves (while the same text from a user is not).
+ * tprun's chat templates (tools/runner/text/chat_template.c): which family
+ * a GGUF file's tokenizer.chat_template is, what each family renders for a
+ * conversation, and that the rendering's control tokens are encoded as the
+ * tokens themselves (while the same text from a user is not).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "chat.h"
-#include "gguf.h"
+#include "gguf/gguf.h"
 #include "tap.h"
-#include "tok_int.h"
-#include "tokenizer.h"
+#include "text/chat_template.h"
+#include "text/tokenizer.h"
+#include "text/tokenizer_internal.h"
 
 /* Shortened from the models' own templates: only the markers matter. */
 static const char llama2_tmpl[] =

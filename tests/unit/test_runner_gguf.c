@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * tprun's GGUF reader (tools/runner/gguf.c) on files built byte by byte
+ * tprun's GGUF reader (tools/runner/gguf/reader.c) on files built byte by byte
  * here, independently of its writer: a good file, every truncation of
  * it, each kind of malformation, and random corruption. The reader must
  * answer with a clear error and never crash. Then the writer's round
@@ -12,9 +12,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "export.h"
-#include "gguf.h"
-#include "model.h"
+#include "gguf/gguf.h"
+#include "kernels/float16.h"
+#include "model/arch/registry.h"
+#include "model/model.h"
 #include "tap.h"
 
 struct buf {

@@ -1,11 +1,19 @@
 # tools/runner's GGUF reader and writer (tprun), and loading llama weights
 # from GGUF: good, truncated and malformed files.
 RUNNER_DIR := $(TOP)/tools/runner
-test_runner_gguf_SRCS   := $(addprefix $(RUNNER_DIR)/,gguf.c gguf_write.c \
-			   math.c util.c model.c weights_gguf.c weights_synth.c vocab.c \
-			   export.c allreduce.c tokenizer.c tok_load.c tok_pre.c tok_synth.c quant.c \
-			   pool.c kernels/matmul.c kernels/dispatch.c \
-			   kernels/act.c kernels/generic.c kernels/avx2.c kernels/avx512.c)
+test_runner_gguf_SRCS := $(addprefix $(RUNNER_DIR)/, \
+	base/util.c base/pool.c \
+	kernels/float16.c kernels/types.c kernels/vector.c \
+	kernels/quant.c kernels/matmul.c kernels/dispatch.c kernels/act.c \
+	kernels/generic.c kernels/avx2.c kernels/avx512.c \
+	comm/allreduce.c \
+	gguf/reader.c gguf/writer.c \
+	text/tokenizer.c text/tokenizer_gguf.c text/pretokenizer.c \
+	text/utf8.c text/tokenizer_synth.c \
+	model/shard.c model/weights.c model/residual.c model/attention.c \
+	model/ffn.c model/forward.c model/load_gguf.c model/synthetic.c \
+	model/vocab_ends.c model/export.c \
+	model/arch/llama.c model/arch/qwen2.c model/arch/registry.c)
 test_runner_gguf_SRCS += $(addprefix $(RUNNER_DIR)/,$(RUNNER_QTYPES) $(RUNNER_SIMD))
 test_runner_gguf_CFLAGS := -I$(RUNNER_DIR) -ffp-contract=off -D_GNU_SOURCE -pthread
 test_runner_gguf_LDLIBS := -lm -pthread

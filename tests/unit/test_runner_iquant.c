@@ -30,10 +30,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernels/float16.h"
 #include "kernels/iq_tables.h"
 #include "kernels/kernels.h"
 #include "kernels/qtypes.h"
-#include "quant.h"
+#include "kernels/quant.h"
 #include "runner_blocks.h"
 #include "tap.h"
 

@@ -4,8 +4,9 @@
 # (node-llama-cpp's libggml, loaded with dlopen when tests/llama-ref
 # installed it, else those points are skipped).
 RUNNER_DIR := $(TOP)/tools/runner
-test_runner_iquant_SRCS   := $(addprefix $(RUNNER_DIR)/,math.c quant.c util.c \
-			     kernels/act.c $(RUNNER_QTYPES))
+test_runner_iquant_SRCS   := $(addprefix $(RUNNER_DIR)/,base/util.c \
+	kernels/float16.c kernels/types.c kernels/vector.c kernels/quant.c \
+	kernels/act.c $(RUNNER_QTYPES))
 test_runner_iquant_CFLAGS := -I$(RUNNER_DIR) -ffp-contract=off -D_GNU_SOURCE -pthread \
 	-DGGML_DIR='"$(TOP)/tests/llama-ref/node_modules/@node-llama-cpp/linux-x64/bins/linux-x64"'
 test_runner_iquant_LDLIBS := -lm -ldl -pthread

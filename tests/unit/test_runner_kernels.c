@@ -14,10 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/pool.h"
+#include "kernels/float16.h"
 #include "kernels/kernels.h"
 #include "kernels/matmul.h"
-#include "pool.h"
-#include "quant.h"
+#include "kernels/quant.h"
 #include "runner_blocks.h"
 #include "tap.h"
 

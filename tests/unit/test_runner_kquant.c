@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * tprun's K-quants (tools/runner/quant.c: Q4_K, Q5_K, Q6_K and the Q8_K
+ * tprun's K-quants (tools/runner/kernels/quant.c: Q4_K, Q5_K, Q6_K and the Q8_K
  * activations): the block layouts GGUF defines, and then bit for bit
  * against ggml itself. The ggml is node-llama-cpp's prebuilt CPU build
  * that tests/llama-ref compares tprun with; when it is installed
@@ -22,7 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "quant.h"
+#include "kernels/float16.h"
+#include "kernels/quant.h"
 #include "tap.h"
 
 #ifndef GGML_DIR

@@ -3,7 +3,9 @@
 # tests/llama-ref installed it, else those points are skipped), the dot
 # products on the blocks, the per-tensor fallback types.
 RUNNER_DIR := $(TOP)/tools/runner
-test_runner_kquant_SRCS   := $(RUNNER_DIR)/math.c $(RUNNER_DIR)/quant.c $(RUNNER_DIR)/util.c
+test_runner_kquant_SRCS := $(addprefix $(RUNNER_DIR)/, \
+	base/util.c kernels/float16.c kernels/types.c kernels/vector.c \
+	kernels/quant.c)
 test_runner_kquant_SRCS += $(addprefix $(RUNNER_DIR)/,$(RUNNER_QTYPES))
 test_runner_kquant_CFLAGS := -I$(RUNNER_DIR) -ffp-contract=off \
 	-DGGML_DIR='"$(TOP)/tests/llama-ref/node_modules/@node-llama-cpp/linux-x64/bins/linux-x64"'

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * tprun's launcher environments (tools/runner/launch_env.c): rank, world
+ * tprun's launcher environments (tools/runner/cmd/launcher_env.c): rank, world
  * size and local rank from Open MPI, Slurm, PMI and RANK/WORLD_SIZE, which
  * wins, what is refused; and memstat.c's peak resident set.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "memstat.h"
-#include "opts.h"
+#include "base/memstat.h"
+#include "cmd/opts.h"
 #include "tap.h"
 
 static const char *const vars[] = {

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* tprun's math kernels (tools/runner/math.c) against double references. */
+/* tprun's math kernels (tools/runner/kernels/) against double references. */
 #include <math.h>
 #include <stdint.h>
 
-#include "tap.h"
+#include "kernels/float16.h"
 #include "kernels/kernels.h"
 #include "kernels/matmul.h"
-#include "tpmath.h"
+#include "kernels/types.h"
+#include "kernels/vector.h"
+#include "tap.h"
 
 static uint64_t rs = 12345;
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * tprun's forward pass (tools/runner/model.c):
+ * tprun's forward pass (tools/runner/model/forward.c):
  *  - against a naive reference written here in double precision, which
  *    recomputes the whole sequence at every step (no KV cache);
  *  - deterministic: the same bits twice, whatever the prefill batch;
@@ -17,11 +17,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "allreduce.h"
-#include "export.h"
-#include "model.h"
-#include "sample.h"
+#include "comm/allreduce.h"
+#include "kernels/float16.h"
+#include "model/arch/registry.h"
+#include "model/model.h"
+#include "model/synthetic.h"
 #include "tap.h"
+#include "text/sampler.h"
 
 #define TOL 1e-4	/* relative to the largest logit (Documentation/runner.md) */
 /*

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * tprun's rendezvous, TCP all-reduce transport and liveness monitor
- * (tools/runner/{rendezvous,ar_tcp,monitor}.c) as N real processes on
+ * (tools/runner/comm/{rendezvous,tcp,liveness}.c) as N real processes on
  * 127.0.0.1:
  *  - they meet, run 300 all-reduces (mesh and ring) with exact sums, agree
  *    at the end and exit 0;
@@ -22,12 +22,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "allreduce.h"
-#include "monitor.h"
-#include "rendezvous.h"
+#include "base/util.h"
+#include "comm/allreduce.h"
+#include "comm/liveness.h"
+#include "comm/rendezvous.h"
+#include "comm/transport.h"
 #include "tap.h"
-#include "transport.h"
-#include "util.h"
 
 #define N 3
 #define MAXF 2048

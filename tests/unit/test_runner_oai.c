@@ -1,20 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * tprun serve's OpenAI JSON (tools/runner/oai.c): good requests read into
- * a job (prompt ids, defaults, limits), bad ones refused with a message
- * naming the field, answers and chunks that parse back as JSON with the
- * fields clients read, the job queue's text kept valid UTF-8, and random
- * corruptions of good bodies: each is read or refused, never a crash.
+ * tprun serve's OpenAI JSON (tools/runner/cmd/openai.c): good requests read
+ * into a job (prompt ids, defaults, limits), bad ones refused with a
+ * message naming the field, answers and chunks that parse back as JSON with
+ * the fields clients read, the job queue's text kept valid UTF-8, and
+ * random corruptions of good bodies: each is read or refused, never a
+ * crash.
  */
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "job.h"
-#include "oai.h"
+#include "cmd/job_queue.h"
+#include "cmd/openai.h"
 #include "tap.h"
-#include "tokenizer.h"
+#include "text/tokenizer.h"
 
 static struct tp_tok tok;
 static struct tp_srv srv = {

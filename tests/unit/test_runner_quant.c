@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * tprun's 4- and 5-bit block types (tools/runner/quant.c): the block
+ * tprun's 4- and 5-bit block types (tools/runner/kernels/quant.c): the block
  * layouts GGUF defines, quantisation error, and the dot products on the
  * blocks against Q8_0/Q8_1 activations, and tp_matmul's use of them,
  * against double references.
@@ -9,8 +9,9 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "kernels/float16.h"
 #include "kernels/matmul.h"
-#include "quant.h"
+#include "kernels/quant.h"
 #include "tap.h"
 
 static uint64_t rs = 777;

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* tprun's sampler (tools/runner/sample.c): greedy, temperature, top-p. */
+/* tprun's sampler (tools/runner/text/sampler.c): greedy, temperature, top-p. */
 #include <math.h>
 
-#include "sample.h"
 #include "tap.h"
+#include "text/sampler.h"
 
 int main(void)
 {

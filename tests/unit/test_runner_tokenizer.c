@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * tprun's tokenizer (tools/runner/tokenizer.c, tok_*.c): SentencePiece
+ * tprun's tokenizer (tools/runner/text/): SentencePiece
  * and byte-level BPE from GGUF metadata, round trips, byte fallback,
  * special tokens, the order of BPE merges, the pre-tokenizers, streaming
  * UTF-8, and malformed tokenizer metadata.
@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gguf.h"
+#include "gguf/gguf.h"
 #include "tap.h"
-#include "tok_int.h"
-#include "tokenizer.h"
+#include "text/tokenizer.h"
+#include "text/tokenizer_internal.h"
 
 static int enc(const struct tp_tok *t, const char *s, int special, int *out,
 	       int max)

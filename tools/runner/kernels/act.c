@@ -9,8 +9,9 @@
 #include <math.h>
 #include <string.h>
 
-#include "../quant.h"
-#include "kernels.h"
+#include "kernels/float16.h"
+#include "kernels/kernels.h"
+#include "kernels/quant.h"
 
 enum tp_act tp_act_for(enum tp_type t)
 {

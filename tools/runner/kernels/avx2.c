@@ -13,8 +13,8 @@
  * (llama.cpp's order for F16), within rounding of the generic sum.
  */
 #if defined(__x86_64__)
-#include "kernels.h"
-#include "x86.h"
+#include "kernels/kernels.h"
+#include "kernels/x86.h"
 
 /* Signed bytes W times signed bytes X, summed in 8 lanes of 32 bits. */
 AVX2 static inline __m256i dot_s8(__m256i w, __m256i x)

@@ -21,9 +21,9 @@
  * activation row (decoding), each lane of the 4 sums in generic's order.
  */
 #if defined(__x86_64__)
-#include "iq_tables.h"
-#include "kernels.h"
-#include "x86.h"
+#include "kernels/iq_tables.h"
+#include "kernels/kernels.h"
+#include "kernels/x86.h"
 
 /* the 8 groups of a super-block unrolled (index arithmetic constant) */
 #define UNROLL8 _Pragma("GCC unroll 8")

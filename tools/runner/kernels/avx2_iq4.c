@@ -10,11 +10,11 @@
  * after another; per IQ4_XS super-block (d dx) sum (sc - 32) sumi.
  */
 #if defined(__x86_64__)
-#include "iq_tables.h"
-#include "kernels.h"
-#include "qtypes.h"
-#include "x86.h"
-#include "x86_iq4.h"
+#include "kernels/iq_tables.h"
+#include "kernels/kernels.h"
+#include "kernels/qtypes.h"
+#include "kernels/x86.h"
+#include "kernels/x86_iq4.h"
 
 /* the 8 groups of a super-block unrolled (index arithmetic constant) */
 #define UNROLL8 _Pragma("GCC unroll 8")

@@ -12,8 +12,8 @@
  * add four rows' terms as one vector, each lane in that order.
  */
 #if defined(__x86_64__)
-#include "kernels.h"
-#include "x86.h"
+#include "kernels/kernels.h"
+#include "kernels/x86.h"
 
 /* the 8 groups of a super-block unrolled: their shifts and shuffles are
  * constants (unrolled by 4, perf had them computed in the loop) */

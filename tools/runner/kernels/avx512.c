@@ -19,8 +19,8 @@
  *   converted once (32 registers hold their 16 accumulators): 25 -> 28.
  */
 #if defined(__x86_64__)
-#include "kernels.h"
-#include "x86.h"
+#include "kernels/kernels.h"
+#include "kernels/x86.h"
 
 #define AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni,avx2,fma,f16c")))
 

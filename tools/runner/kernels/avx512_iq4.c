@@ -11,11 +11,11 @@
  * instruction per row where there were four. Measured below (runner.md).
  */
 #if defined(__x86_64__)
-#include "iq_tables.h"
-#include "kernels.h"
-#include "qtypes.h"
-#include "x86.h"
-#include "x86_iq4.h"
+#include "kernels/iq_tables.h"
+#include "kernels/kernels.h"
+#include "kernels/qtypes.h"
+#include "kernels/x86.h"
+#include "kernels/x86_iq4.h"
 
 #define AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni,avx2,fma,f16c")))
 

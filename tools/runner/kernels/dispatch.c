@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../util.h"
-#include "kernels.h"
+#include "base/util.h"
+#include "kernels/kernels.h"
 
 static const char *const isa_names[TP_ISA_COUNT] = {
 	[TP_ISA_GENERIC] = "generic",

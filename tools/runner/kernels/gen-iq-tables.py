@@ -178,7 +178,7 @@ def main():
         " * GGML's IQ and MXFP4 types: see iq_tables.h. Checked entry by entry",
         " * by tests/unit/test_runner_iquant.",
         " */",
-        '#include "iq_tables.h"',
+        '#include "kernels/iq_tables.h"',
         "",
     ]
 

@@ -3,8 +3,10 @@
  * The portable dot products: plain C for every weight type, the reference
  * the SIMD kernels are tested against, and what other CPUs run.
  */
-#include "../quant.h"
-#include "kernels.h"
+#include "kernels/float16.h"
+#include "kernels/kernels.h"
+#include "kernels/quant.h"
+#include "kernels/vector.h"
 
 static float dot_f32(const void *w, const void *x, int n)
 {

@@ -11,8 +11,8 @@
  */
 #include <math.h>
 
-#include "iq_tables.h"
-#include "qtypes.h"
+#include "kernels/iq_tables.h"
+#include "kernels/qtypes.h"
 
 static float h2f(uint16_t h)
 {

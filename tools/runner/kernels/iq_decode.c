@@ -11,8 +11,8 @@
  * type's constant factor (1/8 for IQ2, 1/4 for IQ3_XXS) on the row's sum.
  * Quantisers: iq_quant.c.
  */
-#include "iq_tables.h"
-#include "iq_types.h"
+#include "kernels/iq_tables.h"
+#include "kernels/iq_types.h"
 
 static const uint8_t *grid8(const uint64_t *grid, int i)
 {
@@ -161,17 +161,6 @@ static void iq1_m_unpack(const void *blk, struct iq_unpacked *u)
 
 		iq1_group(u->v + 8 * g, x->qs[g] | (h & 7) << 8);
 		u->delta[g] = h & 8 ? -1 : 1;
-	}
-}
-
-float iq_sub_factor(enum tp_type t, float d, int s)
-{
-	switch (t) {
-	case TP_IQ3_XXS: return d * (0.5f + (float)s) * 0.5f;
-	case TP_IQ3_S:
-	case TP_IQ1_S:
-	case TP_IQ1_M: return d * (float)(2 * s + 1);
-	default: return d * (0.5f + (float)s) * 0.25f;	/* IQ2 */
 	}
 }
 

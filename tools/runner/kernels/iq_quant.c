@@ -24,9 +24,9 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-#include "../util.h"
-#include "iq_tables.h"
-#include "iq_types.h"
+#include "base/util.h"
+#include "kernels/iq_tables.h"
+#include "kernels/iq_types.h"
 
 /* A grid: entries of GS values (bytes; IQ1 signed), each one of NLEV levels */
 struct grid {

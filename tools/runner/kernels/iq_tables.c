@@ -5,7 +5,7 @@
  * GGML's IQ and MXFP4 types: see iq_tables.h. Checked entry by entry
  * by tests/unit/test_runner_iquant.
  */
-#include "iq_tables.h"
+#include "kernels/iq_tables.h"
 
 const int8_t tp_kvalues_iq4nl[16] = {
 	-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113,

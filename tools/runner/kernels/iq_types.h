@@ -7,7 +7,7 @@
 #ifndef TPRUN_KERNELS_IQ_TYPES_H
 #define TPRUN_KERNELS_IQ_TYPES_H
 
-#include "qtypes.h"
+#include "kernels/qtypes.h"
 
 struct iq_unpacked {
 	float d;		/* the super-block scale */
@@ -27,7 +27,16 @@ struct iq_info {
 const struct iq_info *iq_info(enum tp_type t);
 /* A sub-block's multiplier of grid values in ggml's dequantisation: d
  * (2s + 1) / 8 (IQ2), / 4 (IQ3_XXS), d (2s + 1) (IQ3_S, IQ1) */
-float iq_sub_factor(enum tp_type t, float d, int s);
+static inline float iq_sub_factor(enum tp_type t, float d, int s)
+{
+	switch (t) {
+	case TP_IQ3_XXS: return d * (0.5f + (float)s) * 0.5f;
+	case TP_IQ3_S:
+	case TP_IQ1_S:
+	case TP_IQ1_M: return d * (float)(2 * s + 1);
+	default: return d * (0.5f + (float)s) * 0.25f;	/* IQ2 */
+	}
+}
 /* The portable dot product of NB super-blocks of T against Q8_K. */
 float tp_iq_dot(enum tp_type t, const void *row, const void *act, int nb);
 

@@ -20,7 +20,7 @@
 
 #include <stddef.h>
 
-#include "../tpmath.h"
+#include "kernels/types.h"
 
 enum tp_isa { TP_ISA_GENERIC, TP_ISA_AVX2, TP_ISA_AVX512, TP_ISA_COUNT };
 

@@ -10,7 +10,7 @@
  */
 #include <math.h>
 
-#include "qtypes.h"
+#include "kernels/qtypes.h"
 
 static float h2f(uint16_t h)
 {

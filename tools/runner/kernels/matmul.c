@@ -3,11 +3,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../pool.h"
-#include "../quant.h"
-#include "../util.h"
-#include "kernels.h"
-#include "matmul.h"
+#include "base/pool.h"
+#include "base/util.h"
+#include "kernels/kernels.h"
+#include "kernels/matmul.h"
+#include "kernels/quant.h"
 
 struct mm_job {
 	float *y;

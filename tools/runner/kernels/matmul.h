@@ -9,7 +9,7 @@
 #ifndef TPRUN_MATMUL_H
 #define TPRUN_MATMUL_H
 
-#include "../tpmath.h"
+#include "kernels/types.h"
 
 void tp_matmul(float *y, const float *x, const struct tp_mat *w, int batch);
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* Which file implements which of the newer block types (qtypes.h). */
-#include "qtypes.h"
+#include "kernels/qtypes.h"
 
 const struct tp_qtype *tp_qtype(enum tp_type t)
 {

@@ -18,7 +18,8 @@
 
 #include <string.h>
 
-#include "../quant.h"
+#include "kernels/float16.h"
+#include "kernels/quant.h"
 
 struct tp_qtype {
 	size_t block_bytes;
@@ -56,7 +57,7 @@ static inline int tp_clampi(int v, int lo, int hi)
 /*
  * Scale and minimum of N values for quants 0..NMAX, weighted least
  * squares (or, MAD, least absolute deviations) over NSTEP+1 trial scales
- * around the min-max one: ggml's make_qkx2_quants (quant.c). Returns the
+ * around the min-max one: ggml's make_qkx2_quants (scale_fit.c). Returns the
  * scale; *NEG_MIN = -min.
  */
 float tp_fit_scale_min(int n, int nmax, const float *x, const float *w,

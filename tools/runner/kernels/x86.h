@@ -12,7 +12,8 @@
 #include <immintrin.h>
 #include <string.h>
 
-#include "../quant.h"
+#include "kernels/float16.h"
+#include "kernels/quant.h"
 
 #define AVX2 __attribute__((target("avx2,fma,f16c")))
 /*

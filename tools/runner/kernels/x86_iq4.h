@@ -8,8 +8,8 @@
 #ifndef TPRUN_KERNELS_X86_IQ4_H
 #define TPRUN_KERNELS_X86_IQ4_H
 
-#include "qtypes.h"
-#include "x86.h"
+#include "kernels/qtypes.h"
+#include "kernels/x86.h"
 
 AVX2 static inline float nl_scale(const struct tp_block_iq4_nl *w)
 {

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* What each rank holds in memory, gathered for the report (rank_memory.c). */
+#ifndef TPRUN_RANK_MEMORY_H
+#define TPRUN_RANK_MEMORY_H
+
+#include <stdint.h>
+
+#include "comm/allreduce.h"
+#include "model/model.h"
+
+struct tp_rank_mem {
+	uint64_t weight_bytes;	/* the model's bytes the rank holds */
+	uint64_t peak_rss;	/* its peak resident set (VmHWM) */
+	double load_s;		/* how long it took to load them */
+};
+
+/*
+ * Every rank's figures into OUT[nranks], on every rank (AR NULL: one
+ * rank). A collective: all ranks call it at the same point. 0, or -1.
+ */
+int tp_gather_memory(struct tp_ar *ar, const struct tp_weights *w,
+		     struct tp_rank_mem *out);
+
+#endif /* TPRUN_RANK_MEMORY_H */

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The float vector operations of the forward pass (vector.c): the dot
+ * product of a typed weight row and floats, RMSNorm, rotary position
+ * embedding, softmax and SwiGLU.
+ *
+ * Every one is deterministic: a given input produces the same bits every
+ * time, whatever the batch size, because each output element is computed
+ * by one fixed sequence of float operations (see tp_dot()).
+ */
+#ifndef TPRUN_KERNELS_VECTOR_H
+#define TPRUN_KERNELS_VECTOR_H
+
+#include "kernels/types.h"
+
+/* The dot product of a typed row and N floats. */
+float tp_dot(enum tp_type t, const void *row, const float *x, int n);
+float tp_dot_f32(const float *a, const float *b, int n);
+
+/* The matrix product the model uses is tp_matmul() (kernels/matmul.h). */
+
+/* out = x / sqrt(mean(x^2) + eps) * w (out may be x). */
+void tp_rmsnorm(float *out, const float *x, const float *w, int n, float eps);
+
+/*
+ * Rotary position embedding, GGML's "normal" mode used by the llama
+ * architecture: adjacent pairs (v[2i], v[2i+1]) of the first ROT_DIM
+ * elements of each head rotate by pos * base^(-2i/rot_dim).
+ * tp_rope_table() fills cs[2i] = cos, cs[2i+1] = sin for one position.
+ */
+void tp_rope_table(float *cs, int rot_dim, int pos, float base);
+void tp_rope_apply(float *v, int nheads, int head_dim, int rot_dim,
+		   const float *cs);
+/*
+ * The same with llama.cpp's linear scaling and frequency factors: pair i
+ * rotates by pos * SCALE * base^(-2i/rot_dim) / FREQS[i] (SCALE 0 means
+ * 1; FREQS may be NULL).
+ */
+void tp_rope_table_ext(float *cs, int rot_dim, int pos, float base,
+		       float scale, const float *freqs);
+/* GGML's "neox" mode (Qwen2): v[i] pairs with v[i + rot_dim/2]. */
+void tp_rope_apply_neox(float *v, int nheads, int head_dim, int rot_dim,
+			const float *cs);
+
+/* In place, numerically stable (subtracts the maximum). */
+void tp_softmax(float *x, int n);
+
+float tp_silu(float x);
+/* g[i] = silu(g[i]) * u[i] */
+void tp_swiglu(float *g, const float *u, int n);
+
+#endif /* TPRUN_KERNELS_VECTOR_H */

@@ -1,0 +1,223 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The attention block, grouped-query, over this rank's heads: its
+ * weights by llama.cpp's tensor names (from GGUF, synthetic, exported)
+ * and its forward pass in three steps an architecture can put its own
+ * code between (attention.h).
+ */
+#include <math.h>
+#include <string.h>
+
+#include "base/pool.h"
+#include "kernels/matmul.h"
+#include "kernels/vector.h"
+#include "model/attention.h"
+#include "model/export.h"
+#include "model/load_gguf.h"
+#include "model/residual.h"
+#include "model/synthetic.h"
+
+/* Attention of one query head of token T (at position POS). */
+static void attend_head(struct tp_model *m, int l, int t, int pos, int h,
+			float *scores)
+{
+	const struct tp_config *c = &m->cfg;
+	int hd = c->head_dim, group = c->heads / c->kv_heads;
+	size_t kvd = (size_t)m->nkv * hd;
+	const float *kl = m->kcache + (size_t)l * m->ctx * kvd;
+	const float *vl = m->vcache + (size_t)l * m->ctx * kvd;
+	float scale = 1.0f / sqrtf((float)hd);
+	int kvh = (m->w->sh.q0 + h) / group - m->w->sh.kv0;
+	const float *qh = m->q + ((size_t)t * m->nq + h) * hd;
+	float *out = m->att + ((size_t)t * m->nq + h) * hd;
+	int p, i;
+
+	for (p = 0; p <= pos; p++)
+		scores[p] = tp_dot_f32(qh, kl + p * kvd + kvh * hd, hd) * scale;
+	tp_softmax(scores, pos + 1);
+	memset(out, 0, hd * sizeof(float));
+	for (p = 0; p <= pos; p++) {
+		const float *vp = vl + p * kvd + kvh * hd;
+		float s = scores[p];
+
+		for (i = 0; i < hd; i++)
+			out[i] += s * vp[i];
+	}
+}
+
+struct attn_job {
+	struct tp_model *m;
+	int l, n, pos;
+};
+
+/* The (token, head) pairs of a batch, split over the compute threads. */
+static void attention_part(void *arg, int part, int nparts)
+{
+	const struct attn_job *j = arg;
+	int nq = j->m->nq;
+	float *scores = j->m->scores + (size_t)part * j->m->ctx;
+	long b, e, k;
+
+	tp_split((long)j->n * nq, nparts, part, &b, &e);
+	for (k = b; k < e; k++) {
+		int t = (int)(k / nq), h = (int)(k % nq);
+
+		attend_head(j->m, j->l, t, j->pos + t, h, scores);
+	}
+}
+
+static void attention(struct tp_model *m, int l, int n, int pos)
+{
+	struct attn_job j = { .m = m, .l = l, .n = n, .pos = pos };
+
+	tp_pool_run(attention_part, &j);
+}
+
+/* q, k, v += their biases (this rank's rows) for N tokens. */
+static void add_bias(struct tp_model *m, const struct tp_attn_weights *a,
+		     int n)
+{
+	size_t qd = (size_t)m->nq * m->cfg.head_dim;
+	size_t kvd = (size_t)m->nkv * m->cfg.head_dim, i;
+	int t;
+
+	for (t = 0; t < n; t++) {
+		for (i = 0; i < qd; i++)
+			m->q[t * qd + i] += a->bq[i];
+		for (i = 0; i < kvd; i++) {
+			m->k[t * kvd + i] += a->bk[i];
+			m->v[t * kvd + i] += a->bv[i];
+		}
+	}
+}
+
+void tp_attn_project(struct tp_model *m, const struct tp_attn_weights *a,
+		     int n)
+{
+	const struct tp_config *c = &m->cfg;
+	int dim = c->dim, t;
+
+	for (t = 0; t < n; t++)
+		tp_rmsnorm(m->xb + (size_t)t * dim, m->x + (size_t)t * dim,
+			   a->norm, dim, c->eps);
+	tp_matmul(m->q, m->xb, &a->wq, n);
+	tp_matmul(m->k, m->xb, &a->wk, n);
+	tp_matmul(m->v, m->xb, &a->wv, n);
+	if (a->bq)
+		add_bias(m, a, n);
+}
+
+void tp_attn_rope_cache(struct tp_model *m, int l, int n, int pos)
+{
+	const struct tp_config *c = &m->cfg;
+	int hd = c->head_dim, t;
+	size_t qd = (size_t)m->nq * hd, kvd = (size_t)m->nkv * hd;
+	size_t cache = (size_t)l * m->ctx * kvd;
+
+	for (t = 0; t < n; t++) {
+		tp_rope_table_ext(m->rope, c->rot_dim, pos + t, c->rope_base,
+				  c->rope_scale, m->w->rope_freqs);
+		if (c->rope_neox) {
+			tp_rope_apply_neox(m->q + t * qd, m->nq, hd,
+					   c->rot_dim, m->rope);
+			tp_rope_apply_neox(m->k + t * kvd, m->nkv, hd,
+					   c->rot_dim, m->rope);
+		} else {
+			tp_rope_apply(m->q + t * qd, m->nq, hd, c->rot_dim,
+				      m->rope);
+			tp_rope_apply(m->k + t * kvd, m->nkv, hd, c->rot_dim,
+				      m->rope);
+		}
+		memcpy(m->kcache + cache + (pos + t) * kvd, m->k + t * kvd,
+		       kvd * sizeof(float));
+		memcpy(m->vcache + cache + (pos + t) * kvd, m->v + t * kvd,
+		       kvd * sizeof(float));
+	}
+}
+
+int tp_attn_output(struct tp_model *m, const struct tp_attn_weights *a,
+		   int l, int n, int pos, struct tp_ar *ar)
+{
+	float *part;
+
+	attention(m, l, n, pos);
+	part = tp_residual_buf(m, ar, n);
+	tp_matmul(part, m->att, &a->wo, n);
+	return tp_residual_add(m, ar, part, n);
+}
+
+int tp_attention(struct tp_model *m, const struct tp_attn_weights *a, int l,
+		 int n, int pos, struct tp_ar *ar)
+{
+	tp_attn_project(m, a, n);
+	tp_attn_rope_cache(m, l, n, pos);
+	return tp_attn_output(m, a, l, n, pos, ar);
+}
+
+int tp_attn_load(struct tp_gguf_load *L, struct tp_attn_weights *a, int l)
+{
+	const struct tp_config *c = &L->w->cfg;
+	const struct tp_shard *sh = &L->w->sh;
+	int hd = c->head_dim, qd = c->heads * hd, kvd = c->kv_heads * hd;
+
+	return tp_gguf_vector(L, "blk.%d.attn_norm.weight", l, c->dim,
+			      &a->norm) ||
+	       tp_gguf_shard(L, "blk.%d.attn_q.weight", l, qd, c->dim,
+			     sh->q0 * hd, sh->q1 * hd, 0, c->dim, &a->wq) ||
+	       tp_gguf_shard(L, "blk.%d.attn_k.weight", l, kvd, c->dim,
+			     sh->kv0 * hd, sh->kv1 * hd, 0, c->dim, &a->wk) ||
+	       tp_gguf_shard(L, "blk.%d.attn_v.weight", l, kvd, c->dim,
+			     sh->kv0 * hd, sh->kv1 * hd, 0, c->dim, &a->wv) ||
+	       tp_gguf_shard(L, "blk.%d.attn_output.weight", l, c->dim, qd,
+			     0, c->dim, sh->q0 * hd, sh->q1 * hd, &a->wo) ?
+	       -1 : 0;
+}
+
+int tp_attn_load_bias(struct tp_gguf_load *L, struct tp_attn_weights *a,
+		      int l)
+{
+	const struct tp_config *c = &L->w->cfg;
+	const struct tp_shard *sh = &L->w->sh;
+	int hd = c->head_dim, kvd = c->kv_heads * hd;
+
+	return tp_gguf_vector_rows(L, "blk.%d.attn_q.bias", l, c->heads * hd,
+				   sh->q0 * hd, &a->bq) ||
+	       tp_gguf_vector_rows(L, "blk.%d.attn_k.bias", l, kvd,
+				   sh->kv0 * hd, &a->bk) ||
+	       tp_gguf_vector_rows(L, "blk.%d.attn_v.bias", l, kvd,
+				   sh->kv0 * hd, &a->bv) ? -1 : 0;
+}
+
+void tp_attn_synth(struct tp_synth *s, struct tp_attn_weights *a, int l)
+{
+	const struct tp_config *c = s->c;
+	const struct tp_shard *sh = &s->w->sh;
+	int hd = c->head_dim;
+
+	a->norm = tp_synth_vec(s, TP_T_ATTN_NORM, l, c->dim);
+	tp_synth_mat(s, TP_T_Q, l, sh->q0 * hd, sh->q1 * hd, 0, c->dim,
+		     &a->wq);
+	tp_synth_mat(s, TP_T_K, l, sh->kv0 * hd, sh->kv1 * hd, 0, c->dim,
+		     &a->wk);
+	tp_synth_mat(s, TP_T_V, l, sh->kv0 * hd, sh->kv1 * hd, 0, c->dim,
+		     &a->wv);
+	tp_synth_mat(s, TP_T_O, l, 0, c->dim, sh->q0 * hd, sh->q1 * hd,
+		     &a->wo);
+}
+
+void tp_attn_export(struct tp_export *e, int l)
+{
+	const struct tp_config *c = e->c;
+	int qd = c->heads * c->head_dim, kvd = c->kv_heads * c->head_dim;
+
+	tp_export_tensor(e, TP_F32, "blk.%d.attn_norm.weight", l,
+			 TP_T_ATTN_NORM, 1, c->dim);
+	tp_export_tensor(e, e->type, "blk.%d.attn_q.weight", l, TP_T_Q, qd,
+			 c->dim);
+	tp_export_tensor(e, e->type, "blk.%d.attn_k.weight", l, TP_T_K, kvd,
+			 c->dim);
+	tp_export_tensor(e, e->type, "blk.%d.attn_v.weight", l, TP_T_V, kvd,
+			 c->dim);
+	tp_export_tensor(e, e->type, "blk.%d.attn_output.weight", l, TP_T_O,
+			 c->dim, qd);
+}

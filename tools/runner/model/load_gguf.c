@@ -1,0 +1,376 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * A rank's weights from a GGUF file: what every architecture shares (the
+ * file, the hyperparameters of llama.cpp's llama family, the vocabulary
+ * ends) and the readers the architectures' files use for the rest. The
+ * header is parsed from a mapping of the file; the rank's shard of every
+ * tensor is then read with pread() into memory of its own: whole rows
+ * for the column-parallel matrices and the output head (one range each),
+ * the rank's column range of each row for the row-parallel ones. Nothing the
+ * rank does not own is ever mapped in, and what it holds is exactly its
+ * shard: without that, a column slice of a row-parallel matrix would
+ * fault in every page of it (a page holds the columns of several ranks).
+ * The embedding table is not held at all: a row is read per token.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/util.h"
+#include "gguf/gguf.h"
+#include "kernels/matmul.h"
+#include "model/arch.h"
+#include "model/load_gguf.h"
+#include "model/model.h"
+
+int tp_gguf_bad(struct tp_gguf_load *L, const char *fmt, ...)
+{
+	char msg[400];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	snprintf(L->err, L->errlen, "%s: %s", L->path, msg);
+	return -1;
+}
+
+int tp_gguf_int(struct tp_gguf_load *L, const char *key, int64_t def,
+		int *out)
+{
+	int64_t v = def;
+	int r = gguf_get_int(&L->g, key, &v);
+
+	if (r < 0)
+		return tp_gguf_bad(L, "metadata %s is not an integer", key);
+	if (r == 0 && def < 0)
+		return tp_gguf_bad(L, "metadata %s is missing", key);
+	if (v < 0 || v > (1 << 30))
+		return tp_gguf_bad(L, "metadata %s = %lld is out of range",
+				   key, (long long)v);
+	*out = (int)v;
+	return 0;
+}
+
+int tp_gguf_float(struct tp_gguf_load *L, const char *key, double def,
+		  float *out)
+{
+	double v = def;
+
+	if (gguf_get_float(&L->g, key, &v) < 0)
+		return tp_gguf_bad(L, "metadata %s is not a number", key);
+	*out = (float)v;
+	return 0;
+}
+
+/* The whole tensor NAME as a ROWS x COLS matrix view (ne = {COLS, ROWS}). */
+static int full_mat(struct tp_gguf_load *L, const char *name, int rows,
+		    int cols, struct tp_mat *m)
+{
+	const struct gguf_tensor *t = gguf_find_tensor(&L->g, name);
+
+	if (!t)
+		return tp_gguf_bad(L, "tensor %s is missing", name);
+	if (t->ndims > 2 || t->ne[0] != (uint64_t)cols ||
+	    t->ne[1] != (uint64_t)rows)
+		return tp_gguf_bad(L, "tensor %s is %llu x %llu, expected %d x %d (columns x rows)",
+				   name, (unsigned long long)t->ne[0],
+				   (unsigned long long)t->ne[1], cols, rows);
+	if ((uintptr_t)t->data % (t->type == TP_F32 ? 4 : 2))
+		return tp_gguf_bad(L, "tensor %s is not aligned in the file", name);
+	m->type = (enum tp_type)t->type;
+	m->rows = rows;
+	m->cols = cols;
+	m->stride = tp_type_bytes(m->type, (size_t)cols);
+	m->data = t->data;
+	return 0;
+}
+
+/* LEN bytes of the file at the place P of the mapping (not touched). */
+static int read_at(struct tp_gguf_load *L, const void *p, void *buf, size_t len,
+		   const char *what)
+{
+	long long off = (const unsigned char *)p - L->g.base;
+	size_t got = 0;
+
+	while (got < len) {
+		ssize_t n = pread(L->fd, (char *)buf + got, len - got,
+				  off + (long long)got);
+
+		if (n > 0)
+			got += (size_t)n;
+		else if (!(n < 0 && errno == EINTR))
+			return tp_gguf_bad(L, "reading %s: %s", what, n ?
+					   strerror(errno) :
+					   "the file got shorter");
+	}
+	return 0;
+}
+
+/*
+ * Rows [r0,r1) x columns [c0,c1) of FULL into memory of the rank's own:
+ * the columns widened to whole blocks of its type, then cut by
+ * tp_mat_shard() (a view when C0 starts a block, else F32), as the
+ * synthetic weights are.
+ */
+static int read_shard(struct tp_gguf_load *L, const struct tp_mat *full,
+		      int r0, int r1, int c0, int c1, const char *what,
+		      struct tp_mat *out)
+{
+	int blk = tp_type_block(full->type), i;
+	int cb0 = c0 / blk * blk, cb1 = (c1 + blk - 1) / blk * blk;
+	size_t skip = tp_type_bytes(full->type, (size_t)cb0);
+	size_t stride = tp_type_bytes(full->type, (size_t)(cb1 - cb0));
+	char *data = tp_weights_alloc(L->w, stride * (size_t)(r1 - r0));
+	struct tp_mat part = {
+		.type = full->type, .rows = r1 - r0, .cols = cb1 - cb0,
+		.stride = stride, .data = data,
+	};
+
+	if (stride == full->stride) {	/* whole rows: one range */
+		if (read_at(L, tp_mat_row(full, r0), data,
+			    stride * (size_t)(r1 - r0), what))
+			return -1;
+	} else {
+		for (i = r0; i < r1; i++)
+			if (read_at(L, (const char *)tp_mat_row(full, i) + skip,
+				    data + (size_t)(i - r0) * stride, stride,
+				    what))
+				return -1;
+	}
+	tp_mat_shard(L->w, &part, 0, r1 - r0, c0 - cb0, c1 - cb0, out);
+	tp_mat_interleave(out);	/* for decoding, where it gains */
+	return 0;
+}
+
+int tp_gguf_shard(struct tp_gguf_load *L, const char *fmt, int layer,
+		  int rows, int cols, int r0, int r1, int c0, int c1,
+		  struct tp_mat *out)
+{
+	struct tp_mat full;
+	char name[96];
+
+	snprintf(name, sizeof(name), fmt, layer);
+	if (full_mat(L, name, rows, cols, &full))
+		return -1;
+	return read_shard(L, &full, r0, r1, c0, c1, name, out);
+}
+
+int tp_gguf_vector(struct tp_gguf_load *L, const char *fmt, int layer, int n,
+		   const float **out)
+{
+	struct tp_mat m;
+	float *v;
+	void *raw;
+	char name[96];
+	int r;
+
+	snprintf(name, sizeof(name), fmt, layer);
+	if (full_mat(L, name, 1, n, &m))
+		return -1;
+	v = tp_weights_alloc(L->w, (size_t)n * sizeof(float));
+	raw = tp_calloc(m.stride, 1);
+	r = read_at(L, m.data, raw, m.stride, name);
+	if (!r)
+		tp_row_to_f32(m.type, raw, v, (size_t)n);
+	free(raw);
+	*out = v;
+	return r;
+}
+
+/*
+ * The embedding table: where its rows are, for tp_embed_row(); and the
+ * output head's rows of this rank (the table's own when they are tied).
+ */
+static int vocab_ends(struct tp_gguf_load *L)
+{
+	struct tp_weights *w = L->w;
+	const struct tp_config *c = &w->cfg;
+	struct tp_mat emb, out;
+	const char *head = "output.weight";
+
+	if (full_mat(L, "token_embd.weight", c->vocab, c->dim, &emb))
+		return -1;
+	w->embd.type = emb.type;
+	w->embd.row_bytes = emb.stride;
+	w->embd.off = (const unsigned char *)emb.data - L->g.base;
+	w->wtype = emb.type;
+	if (gguf_find_tensor(&L->g, head)) {
+		if (full_mat(L, head, c->vocab, c->dim, &out))
+			return -1;
+	} else {	/* tied embeddings */
+		out = emb;
+		head = "token_embd.weight";
+	}
+	return read_shard(L, &out, w->sh.v0, w->sh.v1, 0, c->dim, head,
+			  &w->output);
+}
+
+const char *tp_gguf_key(struct tp_gguf_load *L, const char *suffix)
+{
+	snprintf(L->key, sizeof(L->key), "%s.%s", L->arch, suffix);
+	return L->key;
+}
+
+int tp_gguf_read_config(struct tp_gguf_load *L, struct tp_config *c)
+{
+	const struct gguf_tensor *emb;
+	struct gguf_str st;
+	float factor = 0;
+
+	if (tp_gguf_int(L, tp_gguf_key(L, "embedding_length"), -1, &c->dim) ||
+	    tp_gguf_int(L, tp_gguf_key(L, "block_count"), -1, &c->layers) ||
+	    tp_gguf_int(L, tp_gguf_key(L, "feed_forward_length"), -1,
+			&c->ffn) ||
+	    tp_gguf_int(L, tp_gguf_key(L, "attention.head_count"), -1,
+			&c->heads))
+		return -1;
+	if (tp_gguf_int(L, tp_gguf_key(L, "attention.head_count_kv"),
+			c->heads, &c->kv_heads) ||
+	    tp_gguf_int(L, tp_gguf_key(L, "attention.key_length"),
+			c->heads ? c->dim / c->heads : 0, &c->head_dim) ||
+	    tp_gguf_int(L, tp_gguf_key(L, "rope.dimension_count"),
+			c->head_dim, &c->rot_dim) ||
+	    tp_gguf_float(L, tp_gguf_key(L, "attention.layer_norm_rms_epsilon"),
+			  1e-5, &c->eps) ||
+	    tp_gguf_float(L, tp_gguf_key(L, "rope.freq_base"), 10000.0,
+			  &c->rope_base))
+		return -1;
+	/*
+	 * RoPE scaling as llama.cpp reads it: positions times 1/factor
+	 * (rope.scaling.factor, or the older rope.scale_linear), whatever
+	 * the type; the types that change more than that (YaRN, LongRoPE)
+	 * are refused. rope_freqs.weight (Llama 3.1) is read with the
+	 * tensors.
+	 */
+	if (gguf_get_str(&L->g, tp_gguf_key(L, "rope.scaling.type"),
+			 &st) == 1 &&
+	    !gguf_str_eq(st, "none") && !gguf_str_eq(st, "linear"))
+		return tp_gguf_bad(L, "RoPE scaling type '%.*s' (%s) is not supported (none and linear are)",
+				   (int)(st.len < 40 ? st.len : 40), st.p,
+				   L->key);
+	if (tp_gguf_float(L, tp_gguf_key(L, "rope.scaling.factor"), 0,
+			  &factor))
+		return -1;
+	if (factor == 0 &&
+	    tp_gguf_float(L, tp_gguf_key(L, "rope.scale_linear"), 0, &factor))
+		return -1;
+	if (factor != 0 && !(factor > 0 && factor < 1e6))
+		return tp_gguf_bad(L, "RoPE scaling factor %g (%s) is out of range",
+				   factor, L->key);
+	c->rope_scale = factor != 0 ? 1.0f / factor : 0;
+	emb = gguf_find_tensor(&L->g, "token_embd.weight");
+	if (!emb || emb->ndims != 2 || emb->ne[1] > (1u << 24))
+		return tp_gguf_bad(L, "tensor token_embd.weight is missing or not 2-D");
+	c->vocab = (int)emb->ne[1];
+	return 0;
+}
+
+int tp_gguf_vector_rows(struct tp_gguf_load *L, const char *fmt, int layer,
+			int n, int r0, const float **out)
+{
+	const float *full;
+
+	if (tp_gguf_vector(L, fmt, layer, n, &full))
+		return -1;
+	*out = full + r0;
+	return 0;
+}
+
+/*
+ * The architecture general.architecture names, among ARCHS[N]: L->arch
+ * becomes its name (the prefix of its metadata keys).
+ */
+static const struct tp_arch *find_arch(struct tp_gguf_load *L,
+				       const struct tp_arch *const *archs,
+				       int n)
+{
+	struct gguf_str name;
+	char known[200];
+	size_t pos = 0;
+	int i;
+
+	if (gguf_get_str(&L->g, "general.architecture", &name) != 1) {
+		tp_gguf_bad(L, "general.architecture is missing");
+		return NULL;
+	}
+	for (i = 0; i < n; i++)
+		if (gguf_str_eq(name, archs[i]->name)) {
+			snprintf(L->arch, sizeof(L->arch), "%s",
+				 archs[i]->name);
+			return archs[i];
+		}
+	known[0] = 0;
+	for (i = 0; i < n; i++)
+		tp_appendf(known, sizeof(known), &pos, "%s%s",
+			   i == 0 ? "" : i == n - 1 ? " and " : ", ",
+			   archs[i]->name);
+	tp_gguf_bad(L, "architecture '%.*s' is not supported (%s %s)",
+		    (int)(name.len < 40 ? name.len : 40), name.p, known,
+		    n == 1 ? "is" : "are");
+	return NULL;
+}
+
+int tp_gguf_load_weights(struct tp_weights *w, const char *path, int rank,
+			 int nranks, const struct tp_arch *const *archs,
+			 int narchs, char *err, size_t errlen)
+{
+	struct tp_gguf_load L = {
+		.w = w, .path = path, .err = err, .errlen = errlen,
+	};
+	struct tp_config *c = &w->cfg;
+	int l, ret = -1;
+	char msg[400];
+
+	memset(w, 0, sizeof(*w));
+	L.fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (L.fd < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (gguf_open(&L.g, path, err, errlen)) {
+		close(L.fd);
+		return -1;
+	}
+	w->embd.fd = L.fd;	/* closed by tp_weights_free() */
+	w->file_size = L.g.size;
+	w->arch = find_arch(&L, archs, narchs);
+	if (!w->arch || w->arch->read_config(&L, c))
+		goto out;
+	if (tp_config_check(c, nranks, msg, sizeof(msg))) {
+		tp_gguf_bad(&L, "%s", msg);
+		goto out;
+	}
+	{	/* MLP split on the down weight's blocks (256: K-quants) */
+		const struct gguf_tensor *dn =
+			gguf_find_tensor(&L.g, "blk.0.ffn_down.weight");
+
+		tp_shard_plan_unit(c, rank, nranks, dn ?
+				   tp_type_block((enum tp_type)dn->type) : 32,
+				   &w->sh);
+		tp_split_vocab(c, rank, nranks, &w->sh);
+	}
+	snprintf(w->source, sizeof(w->source), "%s", path);
+	w->layer = tp_calloc((size_t)c->layers, sizeof(*w->layer));
+	if (vocab_ends(&L))
+		goto out;
+	if (tp_gguf_vector(&L, "output_norm.weight", 0, c->dim, &w->out_norm))
+		goto out;
+	if (gguf_find_tensor(&L.g, "rope_freqs.weight") &&
+	    tp_gguf_vector(&L, "rope_freqs.weight", 0, c->rot_dim / 2,
+			   &w->rope_freqs))
+		goto out;
+	for (l = 0; l < c->layers; l++)
+		if (w->arch->load_layer(&L, &w->layer[l], l))
+			goto out;
+	gguf_close(&L.g);	/* the header was all we used of the mapping */
+	return 0;
+out:
+	gguf_close(&L.g);
+	tp_weights_free(w);	/* closes the file */
+	return ret;
+}

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * A rank's weights from a GGUF file (load_gguf.c): the loading itself,
+ * and the readers an architecture's read_config and load_layer use.
+ * Every reader returns 0, or -1 with "PATH: what is wrong" in the
+ * loader's error buffer.
+ */
+#ifndef TPRUN_MODEL_LOAD_GGUF_H
+#define TPRUN_MODEL_LOAD_GGUF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gguf/gguf.h"
+#include "model/model.h"
+
+struct tp_arch;
+
+/* A GGUF file being loaded into one rank's weights. */
+struct tp_gguf_load {
+	struct gguf g;
+	int fd;
+	struct tp_weights *w;
+	const char *path;
+	char *err;
+	size_t errlen;
+	char arch[16];		/* "llama", "qwen2": the metadata's prefix */
+	char key[96];		/* scratch for tp_gguf_key() */
+};
+
+/*
+ * The weights of the GGUF file PATH for RANK of NRANKS, by the
+ * architecture its general.architecture names among ARCHS[NARCHS]
+ * (model/arch/registry.c passes them). 0, or -1 and ERR.
+ */
+int tp_gguf_load_weights(struct tp_weights *w, const char *path, int rank,
+			 int nranks, const struct tp_arch *const *archs,
+			 int narchs, char *err, size_t errlen);
+
+/* "PATH: MESSAGE" into the loader's error buffer; returns -1. */
+int tp_gguf_bad(struct tp_gguf_load *L, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* "ARCH.SUFFIX", the key of a model parameter (llama.cpp's names). */
+const char *tp_gguf_key(struct tp_gguf_load *L, const char *suffix);
+/*
+ * Metadata KEY as an integer in 0..2^30, or DEF when absent (DEF < 0:
+ * it must be there); as a number, DEF when absent.
+ */
+int tp_gguf_int(struct tp_gguf_load *L, const char *key, int64_t def,
+		int *out);
+int tp_gguf_float(struct tp_gguf_load *L, const char *key, double def,
+		  float *out);
+/*
+ * The hyperparameters llama.cpp's llama family shares (ARCH.* keys:
+ * widths, heads, RMSNorm epsilon, RoPE base and linear scaling), and the
+ * vocabulary size from token_embd.weight.
+ */
+int tp_gguf_read_config(struct tp_gguf_load *L, struct tp_config *c);
+/*
+ * Rows [R0,R1) x columns [C0,C1) of the ROWS x COLS tensor named FMT
+ * (%d: LAYER) into memory of the rank's own, cut as tp_mat_shard() cuts.
+ */
+int tp_gguf_shard(struct tp_gguf_load *L, const char *fmt, int layer,
+		  int rows, int cols, int r0, int r1, int c0, int c1,
+		  struct tp_mat *out);
+/* The N-vector named FMT (%d: LAYER) as F32 (norms are small, may be
+ * F16); from element R0 on, for a rank's rows of a bias. */
+int tp_gguf_vector(struct tp_gguf_load *L, const char *fmt, int layer,
+		   int n, const float **out);
+int tp_gguf_vector_rows(struct tp_gguf_load *L, const char *fmt, int layer,
+			int n, int r0, const float **out);
+
+#endif /* TPRUN_MODEL_LOAD_GGUF_H */

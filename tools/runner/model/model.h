@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The model: a decoder-only transformer of the Llama family, split
+ * Megatron-style over N ranks.
+ *
+ *   x = embedding[token]
+ *   per layer:  h = rmsnorm(x) ; q,k,v = Wq h, Wk h, Wv h   (column-parallel:
+ *               rotary embedding on q,k ; attention over the  this rank's
+ *               KV cache, grouped-query                         heads only)
+ *               x += allreduce(Wo attn)                       (row-parallel)
+ *               h = rmsnorm(x) ; m = silu(Wgate h) * (Wup h)   (column-parallel)
+ *               x += allreduce(Wdown m)                       (row-parallel)
+ *   logits = Woutput rmsnorm(x)        (replicated on every rank)
+ *
+ * Query heads are split in contiguous balanced ranges; a rank computes
+ * the K/V heads its query heads read (a K/V head shared by two ranks'
+ * query heads is computed by both). MLP columns are split in balanced
+ * ranges of 32 when possible (Q8_0 block boundaries).
+ *
+ * That is llama's layer. Which tensors a layer has, how they are read and
+ * how it runs belongs to its architecture (arch.h, one file each in
+ * model/arch/), built from the blocks of attention.h and ffn.h.
+ */
+#ifndef TPRUN_MODEL_H
+#define TPRUN_MODEL_H
+
+#include "comm/allreduce.h"
+#include "kernels/types.h"
+
+struct tp_config {
+	int dim;	/* model width (embedding length) */
+	int layers;
+	int heads;	/* query heads */
+	int kv_heads;	/* key/value heads (grouped-query attention) */
+	int head_dim;	/* usually dim / heads */
+	int rot_dim;	/* rotary dimensions per head (<= head_dim, even) */
+	int ffn;	/* MLP hidden width */
+	int vocab;
+	float eps;	/* RMSNorm epsilon */
+	float rope_base;
+	/* zero for synthetic models and plain llama files: */
+	int rope_neox;	/* rotate (v[i], v[i + rot/2]) (Qwen2), not pairs */
+	float rope_scale;	/* linear RoPE scaling: 1 / factor (0: none) */
+};
+
+/* Check a configuration for N ranks (shard.c): 0, or -1 and ERR. */
+int tp_config_check(const struct tp_config *c, int nranks, char *err,
+		    size_t errlen);
+
+/* What one rank owns. Ranges are [begin, end). */
+struct tp_shard {
+	int rank, nranks;
+	int q0, q1;	/* query heads */
+	int kv0, kv1;	/* K/V heads those query heads read */
+	int f0, f1;	/* MLP columns */
+	int v0, v1;	/* output head rows (vocabulary entries) */
+};
+
+/* Balanced split of TOTAL into PARTS: begin of part I is TOTAL*I/PARTS. */
+void tp_split(long total, int parts, int i, long *begin, long *end);
+void tp_shard_plan(const struct tp_config *c, int rank, int nranks,
+		   struct tp_shard *s);
+/*
+ * The same with MLP columns split in ranges of UNIT (the down weight's
+ * block: 256 for the K-quants) when the MLP has enough of them, else of
+ * 32 when possible, else of 1.
+ */
+void tp_shard_plan_unit(const struct tp_config *c, int rank, int nranks,
+			int unit, struct tp_shard *s);
+
+/* The output head's rows of RANK (sh.v0, sh.v1): a balanced split. */
+void tp_split_vocab(const struct tp_config *c, int rank, int nranks,
+		    struct tp_shard *s);
+
+/* The attention block of a layer: this rank's heads (attention.h). */
+struct tp_attn_weights {
+	const float *norm;		/* dim */
+	struct tp_mat wq, wk, wv;	/* rows: local heads x head_dim */
+	struct tp_mat wo;		/* dim x local q dims */
+	const float *bq, *bk, *bv;	/* biases (local rows), or NULL */
+};
+
+/* The SwiGLU MLP of a layer: this rank's columns (ffn.h). */
+struct tp_ffn_weights {
+	const float *norm;		/* dim */
+	struct tp_mat wgate, wup;	/* rows: local MLP columns */
+	struct tp_mat wdown;		/* dim x local MLP columns */
+};
+
+struct tp_layer {
+	struct tp_attn_weights attn;
+	struct tp_ffn_weights ffn;
+};
+
+/*
+ * Where the token embedding's rows come from. No rank holds the table
+ * (vocab x dim, as large as a layer or two): a row is read from the
+ * file (or computed, for synthetic weights) per token.
+ */
+struct tp_embed {
+	enum tp_type type;
+	size_t row_bytes;
+	int fd;			/* the GGUF file (0: synthetic) */
+	long long off;		/* the table's offset in it */
+	uint64_t seed;		/* synthetic weights: their seed */
+};
+
+struct tp_arch;
+
+struct tp_weights {
+	const struct tp_arch *arch;	/* its layers' tensors and forward */
+	struct tp_config cfg;
+	struct tp_shard sh;
+	struct tp_embed embd;
+	struct tp_mat output;		/* rows sh.v0..v1 of the output head */
+	const float *out_norm;
+	const float *rope_freqs;	/* rot_dim / 2 divisors (Llama 3), or NULL */
+	struct tp_layer *layer;
+	enum tp_type wtype;		/* the main weight type, for reports */
+	char source[256];		/* "synthetic seed 1" / the file */
+	/* memory this shard owns, freed by tp_weights_free() */
+	void **owned;
+	int nowned, capowned;
+	size_t owned_bytes;		/* what the rank holds of the model */
+	size_t file_size;		/* of the GGUF file (0: synthetic) */
+	double load_s;			/* how long loading took */
+};
+
+/* The rank's memory for its weights, freed together (weights.c). */
+void *tp_weights_alloc(struct tp_weights *w, size_t bytes);
+void tp_weights_free(struct tp_weights *w);
+/*
+ * The shard [r0,r1) x [c0,c1) of FULL: a view into FULL's memory when
+ * column C0 starts a block of FULL's type, else a copy converted to F32.
+ */
+void tp_mat_shard(struct tp_weights *w, const struct tp_mat *full, int r0,
+		  int r1, int c0, int c1, struct tp_mat *out);
+
+struct tp_model;
+
+/*
+ * The vocabulary ends of the model (vocab_ends.c). The embedding row of
+ * TOKEN as DIM floats: 0, or -1 (reported: the file could not be read).
+ */
+int tp_embed_row(const struct tp_weights *w, int token, float *out);
+/*
+ * m->logits (every entry, on every rank) from m->xb: each rank computes
+ * its rows of the output head, the others' come over AR (NULL: one rank).
+ */
+int tp_head_logits(struct tp_model *m, struct tp_ar *ar);
+
+struct tp_model {
+	const struct tp_weights *w;
+	struct tp_config cfg;
+	int nq, nkv, nf;	/* local query heads, K/V heads, MLP columns */
+	int ctx, max_batch;
+	float *kcache, *vcache;	/* layers x ctx x nkv x head_dim */
+	float *x, *xb, *q, *k, *v, *att, *part, *g, *u, *scores, *rope;
+	float *logits;		/* vocab, of the last token of a forward */
+};
+
+/* The working memory for CTX positions, batches of MAX_BATCH (forward.c). */
+int tp_model_init(struct tp_model *m, const struct tp_weights *w, int ctx,
+		  int max_batch);
+void tp_model_free(struct tp_model *m);
+/*
+ * Run N tokens (N <= max_batch) at positions POS..POS+N-1; afterwards
+ * m->logits holds the last token's logits. AR may be NULL for one rank.
+ * Returns 0, or -1 (reported) for a token outside the vocabulary, a
+ * position outside the context, or a failed all-reduce.
+ */
+int tp_forward(struct tp_model *m, const int *tokens, int n, int pos,
+	       struct tp_ar *ar);
+
+#endif /* TPRUN_MODEL_H */

@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Synthetic weights: every element is a pure function of (seed, tensor,
+ * layer, row, column), so each rank generates only its shard and gets the
+ * values the 1-rank run has there. Which tensors a layer has is its
+ * architecture's (arch.h: synth_layer). Stored in TYPE the same way a
+ * GGUF file of that type would be: quantised per row over
+ * 32-element blocks, and the shard cut with the same rules (tp_mat_shard),
+ * so a synthetic model and its GGUF export compute the same bits.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/rng.h"
+#include "base/util.h"
+#include "kernels/matmul.h"
+#include "kernels/quant.h"
+#include "model/arch.h"
+#include "model/model.h"
+#include "model/synthetic.h"
+
+float tp_synth_value(const struct tp_config *c, uint64_t seed, int tensor,
+		     int layer, long row, long col)
+{
+	uint64_t key = (uint64_t)tensor << 32 | (uint32_t)layer;
+	float u = tp_unit_pm1(tp_hash4(seed, key, (uint64_t)row,
+				       (uint64_t)col));
+	int fan_in;
+
+	switch (tensor) {
+	case TP_T_EMBD:
+		return u;
+	case TP_T_OUT_NORM:
+	case TP_T_ATTN_NORM:
+	case TP_T_FFN_NORM:
+		return 1.0f + 0.25f * u;
+	case TP_T_O:
+		fan_in = c->heads * c->head_dim;
+		break;
+	case TP_T_DOWN:
+		fan_in = c->ffn;
+		break;
+	default:
+		fan_in = c->dim;
+		break;
+	}
+	/* uniform with variance 1/fan_in: activations stay near unit scale */
+	return u * sqrtf(3.0f / (float)fan_in);
+}
+
+/* Whole blocks of the type of a row of the full tensor, then the cut. */
+void tp_synth_mat(struct tp_synth *s, int t, int layer, int r0, int r1,
+		  int c0, int c1, struct tp_mat *out)
+{
+	int full = t == TP_T_O ? s->c->heads * s->c->head_dim :
+		   t == TP_T_DOWN ? s->c->ffn : s->c->dim;
+	enum tp_type type = tp_type_for_cols(s->type, full);
+	int blk = tp_type_block(type), i, j;
+	int cb0 = c0 / blk * blk, cb1 = (c1 + blk - 1) / blk * blk;
+	size_t stride = tp_type_bytes(type, (size_t)(cb1 - cb0));
+	char *data = tp_weights_alloc(s->w, stride * (size_t)(r1 - r0));
+	float *tmp = tp_calloc((size_t)(cb1 - cb0), sizeof(float));
+	struct tp_mat part = {
+		.type = type, .rows = r1 - r0, .cols = cb1 - cb0,
+		.stride = stride, .data = data,
+	};
+
+	for (i = r0; i < r1; i++) {
+		for (j = cb0; j < cb1; j++)
+			tmp[j - cb0] = tp_synth_value(s->c, s->seed, t, layer,
+						      i, j);
+		tp_row_from_f32(type, tmp, data + (size_t)(i - r0) * stride,
+				(size_t)(cb1 - cb0));
+	}
+	free(tmp);
+	tp_mat_shard(s->w, &part, 0, r1 - r0, c0 - cb0, c1 - cb0, out);
+	tp_mat_interleave(out);	/* for decoding, where it gains */
+}
+
+const float *tp_synth_vec(struct tp_synth *s, int t, int layer, int n)
+{
+	float *v = tp_weights_alloc(s->w, (size_t)n * sizeof(float));
+	int j;
+
+	for (j = 0; j < n; j++)
+		v[j] = tp_synth_value(s->c, s->seed, t, layer, 0, j);
+	return v;
+}
+
+int tp_synth_weights(struct tp_weights *w, const struct tp_arch *arch,
+		     const struct tp_config *c, uint64_t seed,
+		     enum tp_type type, int rank, int nranks, char *err,
+		     size_t errlen)
+{
+	struct tp_synth s = { .w = w, .c = c, .seed = seed, .type = type };
+	const struct tp_shard *sh = &w->sh;
+	int qdim = c->heads * c->head_dim, l;
+
+	memset(w, 0, sizeof(*w));
+	if (!arch->synth_layer) {
+		snprintf(err, errlen, "architecture %s has no synthetic weights",
+			 arch->name);
+		return -1;
+	}
+	if (tp_config_check(c, nranks, err, errlen))
+		return -1;
+	if (!tp_type_name(type)) {
+		snprintf(err, errlen, "unsupported weight type %d", type);
+		return -1;
+	}
+	if (tp_type_block(type) > 1 &&
+	    (c->dim % 32 || c->ffn % 32 || qdim % 32)) {
+		snprintf(err, errlen,
+			 "%s weights need dim, ffn and heads x head-dim to be multiples of 32",
+			 tp_type_name(type));
+		return -1;
+	}
+	w->arch = arch;
+	w->cfg = *c;
+	w->wtype = type;
+	tp_shard_plan_unit(c, rank, nranks,
+			   tp_type_block(tp_type_for_cols(type, c->ffn)),
+			   &w->sh);
+	snprintf(w->source, sizeof(w->source), "synthetic seed %llu %s",
+		 (unsigned long long)seed, tp_type_name(type));
+	w->layer = tp_calloc((size_t)c->layers, sizeof(*w->layer));
+
+	/* the embedding is computed per token (vocab_ends.c), not held */
+	w->embd.type = tp_type_for_cols(type, c->dim);
+	w->embd.row_bytes = tp_type_bytes(w->embd.type, (size_t)c->dim);
+	w->embd.seed = seed;
+	tp_split_vocab(c, rank, nranks, &w->sh);
+	tp_synth_mat(&s, TP_T_OUTPUT, 0, sh->v0, sh->v1, 0, c->dim,
+		     &w->output);
+	w->out_norm = tp_synth_vec(&s, TP_T_OUT_NORM, 0, c->dim);
+	for (l = 0; l < c->layers; l++)
+		arch->synth_layer(&s, &w->layer[l], l);
+	return 0;
+}

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Synthetic weights (synthetic.c): seeded values of every tensor, and a
+ * rank's shards of them, stored as a GGUF file of the same type would
+ * store them.
+ */
+#ifndef TPRUN_MODEL_SYNTHETIC_H
+#define TPRUN_MODEL_SYNTHETIC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/model.h"
+
+struct tp_arch;
+
+/* The tensors of synthetic models, for tp_synth_value(). */
+enum tp_tensor_id {
+	TP_T_EMBD = 1, TP_T_OUT_NORM, TP_T_OUTPUT, TP_T_ATTN_NORM, TP_T_Q,
+	TP_T_K, TP_T_V, TP_T_O, TP_T_FFN_NORM, TP_T_GATE, TP_T_UP, TP_T_DOWN,
+};
+
+/* The value of element (row, col) of a synthetic tensor (full shape). */
+float tp_synth_value(const struct tp_config *c, uint64_t seed, int tensor,
+		     int layer, long row, long col);
+
+/* Synthetic weights being made for one rank. */
+struct tp_synth {
+	struct tp_weights *w;
+	const struct tp_config *c;
+	uint64_t seed;
+	enum tp_type type;	/* how they are stored */
+};
+
+/*
+ * Rows [R0,R1) x columns [C0,C1) of tensor T (of LAYER), stored as
+ * s->type or, for a K-quant and rows of a length it cannot hold, as the
+ * type an export of the same model stores that tensor in
+ * (tp_type_for_cols); a vector of N as F32.
+ */
+void tp_synth_mat(struct tp_synth *s, int t, int layer, int r0, int r1,
+		  int c0, int c1, struct tp_mat *out);
+const float *tp_synth_vec(struct tp_synth *s, int t, int layer, int n);
+
+/*
+ * RANK's shard of a synthetic model of ARCH and configuration C, stored
+ * as TYPE. 0, or -1 and ERR.
+ */
+int tp_synth_weights(struct tp_weights *w, const struct tp_arch *arch,
+		     const struct tp_config *c, uint64_t seed,
+		     enum tp_type type, int rank, int nranks, char *err,
+		     size_t errlen);
+
+#endif /* TPRUN_MODEL_SYNTHETIC_H */

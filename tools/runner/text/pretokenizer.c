@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * GPT-2's byte-to-unicode map, and the byte-level BPE pre-tokenizers,
+ * written out by hand (no regex engine) from the regexes llama.cpp uses:
+ *
+ *  gpt2:   's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|
+ *          \s+(?!\S)|\s+
+ *  llama3: (?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|
+ *          \p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+
+ *  qwen2:  as llama3, with \p{N} (one digit) for \p{N}{1,3}
+ *
+ * \p{L}, \p{N} and \s are exact for ASCII and Latin-1; above, they are
+ * approximated by ranges (punctuation, symbol, mark and emoji blocks are
+ * not letters; everything else is).
+ */
+#include "text/tokenizer_internal.h"
+
+/* Bytes that are printable stay; the others get 256, 257, ... in order. */
+static int gpt2_keeps(int b)
+{
+	return (b >= 33 && b <= 126) || (b >= 161 && b <= 172) || b >= 174;
+}
+
+uint32_t tp_gpt2_byte_cp(int byte)
+{
+	int b, k = 0;
+
+	if (gpt2_keeps(byte))
+		return (uint32_t)byte;
+	for (b = 0; b < byte; b++)
+		k += !gpt2_keeps(b);
+	return 256u + (uint32_t)k;
+}
+
+int tp_gpt2_cp_byte(uint32_t cp)
+{
+	int b, k = 0;
+
+	if (cp < 256)
+		return gpt2_keeps((int)cp) ? (int)cp : -1;
+	for (b = 0; b < 256; b++)
+		if (!gpt2_keeps(b) && (uint32_t)(256 + k++) == cp)
+			return b;
+	return -1;
+}
+
+static int is_space(uint32_t c)
+{
+	return (c >= 9 && c <= 13) || c == ' ' || c == 0x85 || c == 0xa0 ||
+	       c == 0x1680 || (c >= 0x2000 && c <= 0x200a) || c == 0x2028 ||
+	       c == 0x2029 || c == 0x202f || c == 0x205f || c == 0x3000;
+}
+
+static int is_number(uint32_t c)
+{
+	return (c >= '0' && c <= '9') || c == 0xb2 || c == 0xb3 ||
+	       c == 0xb9 || (c >= 0xbc && c <= 0xbe) ||
+	       (c >= 0x660 && c <= 0x669) || (c >= 0x6f0 && c <= 0x6f9) ||
+	       (c >= 0x966 && c <= 0x96f) || (c >= 0x2070 && c <= 0x2079) ||
+	       (c >= 0x2080 && c <= 0x2089) || (c >= 0x2150 && c <= 0x2189) ||
+	       (c >= 0x2460 && c <= 0x249b) || c == 0x3007 ||
+	       (c >= 0x3021 && c <= 0x3029) || (c >= 0xff10 && c <= 0xff19);
+}
+
+static int is_letter(uint32_t c)
+{
+	if (c < 0x80)
+		return (c | 0x20) >= 'a' && (c | 0x20) <= 'z';
+	if (c < 0x100)
+		return c == 0xaa || c == 0xb5 || c == 0xba ||
+		       (c >= 0xc0 && c != 0xd7 && c != 0xf7);
+	if (is_space(c) || is_number(c))
+		return 0;
+	return !((c >= 0x300 && c <= 0x36f) ||		/* combining */
+		 c == 0x37e || c == 0x387 ||
+		 (c >= 0x2010 && c <= 0x206f) ||	/* punctuation */
+		 (c >= 0x20a0 && c <= 0x20ff) ||	/* currency, marks */
+		 (c >= 0x2190 && c <= 0x23ff) ||	/* arrows, math */
+		 (c >= 0x2500 && c <= 0x27bf) ||	/* box, dingbats */
+		 (c >= 0x2e00 && c <= 0x2e7f) ||
+		 (c >= 0x3000 && c <= 0x303f && c != 0x3005 && c != 0x3006) ||
+		 (c >= 0xfe00 && c <= 0xfe0f) ||
+		 (c >= 0xff01 && c <= 0xff0f) || (c >= 0xff1a && c <= 0xff20) ||
+		 (c >= 0xff3b && c <= 0xff40) || (c >= 0xff5b && c <= 0xff65) ||
+		 (c >= 0x1f000 && c <= 0x1faff));
+}
+
+static int is_nl(uint32_t c)
+{
+	return c == '\r' || c == '\n';
+}
+
+static uint32_t lower(uint32_t c)
+{
+	return c >= 'A' && c <= 'Z' ? c | 0x20 : c;
+}
+
+/* 's 't 're 've 'm 'll 'd at I: the length, or 0. */
+static int contraction(const uint32_t *c, int i, int n, int icase)
+{
+	uint32_t a, b;
+
+	if (c[i] != '\'' || i + 1 >= n)
+		return 0;
+	a = icase ? lower(c[i + 1]) : c[i + 1];
+	if (a == 's' || a == 't' || a == 'm' || a == 'd')
+		return 2;
+	if (i + 2 >= n)
+		return 0;
+	b = icase ? lower(c[i + 2]) : c[i + 2];
+	if ((a == 'r' && b == 'e') || (a == 'v' && b == 'e') ||
+	    (a == 'l' && b == 'l'))
+		return 3;
+	return 0;
+}
+
+static int other(uint32_t c)	/* [^\s\p{L}\p{N}] */
+{
+	return !is_space(c) && !is_letter(c) && !is_number(c);
+}
+
+/* \s+(?!\S)|\s+ at I (a space run): its match. */
+static int spaces(const uint32_t *c, int i, int n)
+{
+	int k = i;
+
+	while (k < n && is_space(c[k]))
+		k++;
+	if (k < n && k - i >= 2)
+		return k - 1 - i;	/* leave one to the next word */
+	return k - i;
+}
+
+static int match_gpt2(const uint32_t *c, int i, int n)
+{
+	int j = i + (c[i] == ' ' && i + 1 < n), k = contraction(c, i, n, 0);
+
+	if (k)
+		return k;
+	for (k = j; k < n && is_letter(c[k]); k++)
+		;
+	if (k > j)
+		return k - i;
+	for (k = j; k < n && is_number(c[k]); k++)
+		;
+	if (k > j)
+		return k - i;
+	for (k = j; k < n && other(c[k]); k++)
+		;
+	if (k > j)
+		return k - i;
+	return spaces(c, i, n);
+}
+
+static int match_llama3(const uint32_t *c, int i, int n, int maxdig)
+{
+	int j, k = contraction(c, i, n, 1), last;
+
+	if (k)
+		return k;
+	j = i + (!is_nl(c[i]) && !is_letter(c[i]) && !is_number(c[i]) &&
+		 i + 1 < n && is_letter(c[i + 1]));
+	for (k = j; k < n && is_letter(c[k]); k++)
+		;
+	if (k > j)
+		return k - i;
+	for (k = i; k < n && k - i < maxdig && is_number(c[k]); k++)
+		;
+	if (k > i)
+		return k - i;
+	j = i + (c[i] == ' ' && i + 1 < n);
+	for (k = j; k < n && other(c[k]); k++)
+		;
+	if (k > j) {
+		while (k < n && is_nl(c[k]))
+			k++;
+		return k - i;
+	}
+	/* \s*[\r\n]+: up to the last newline of the space run */
+	for (k = i, last = -1; k < n && is_space(c[k]); k++)
+		if (is_nl(c[k]))
+			last = k;
+	if (last >= 0)
+		return last + 1 - i;
+	return spaces(c, i, n);
+}
+
+int tp_pretok(enum tp_tok_pre pre, const uint32_t *cps, int n, int *end)
+{
+	int i = 0, nw = 0, m;
+
+	while (i < n) {
+		if (pre == TP_PRE_GPT2)
+			m = match_gpt2(cps, i, n);
+		else
+			m = match_llama3(cps, i, n, pre == TP_PRE_LLAMA3 ? 3 : 1);
+		if (m < 1)
+			m = 1;
+		i += m;
+		end[nw++] = i;
+	}
+	return nw;
+}
