@@ -169,7 +169,13 @@ taken() {
 	python3 -c 'import socket, sys, time
 s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 s.bind(("", int(sys.argv[1]))); s.listen(); time.sleep(5)' "$port" & local py=$!
-	sleep 0.3
+	# Until the port is really taken: python3 alone can take longer to
+	# start on a loaded host than any fixed sleep.
+	local i
+	for ((i = 0; i < 100; i++)); do
+		[ -n "$(ss -Hltn "sport = :$port")" ] && break
+		sleep 0.1
+	done
 	timeout 30 "$tprun" --rendezvous 127.0.0.1:"$port" --rank 0 --world 2 "${gen[@]}" --connect-timeout 3
 	local rc=$?
 	kill $py 2>/dev/null
