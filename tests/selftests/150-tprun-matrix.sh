@@ -17,9 +17,8 @@ verbs_setup
 before=$(verbs_resources)
 gen=(--seed 11 --tokens 8 --prompt-len 8 --json --logits)
 gguf=$TBRDMA_OUT/tiny-q8_0.gguf
-# Head dim 32: every rank's shard of Wo is whole Q8_0 blocks. (A shard
-# that starts inside a block is converted to F32 and cannot quantise its
-# activations to Q8_0 as one rank, and llama.cpp, do: runner.md.)
+# Head dim 32: every head is whole Q8_0 blocks of Wo (with 16, two heads
+# share a block and 3 or 4 ranks leave some ranks without heads).
 tp_run export "${TP_SHAPE[@]}" --head-dim 32 --seed 11 --wtype q8_0 --export-gguf "$gguf" ||
 	fail "GGUF export"
 echo "GGUF: $(stat -c %s "$gguf") bytes"

@@ -6,8 +6,8 @@ TPRUN=$TBRDMA_ROOT/tools/tprun
 [[ -x $TPRUN ]] || fail "$TPRUN not built (make runner)"
 # The tiny shape every run uses: fast under TCG, yet 4 heads over 2 K/V
 # heads (3 ranks split the heads 1/1/2 and share a K/V head), ffn 128
-# (cut on 32s), head dim 16 (a Q8_0 shard of the attention output starts
-# inside a block).
+# (cut on 32s), head dim 16 (two heads make a Q8_0 block of the attention
+# output: with 3 or 4 ranks some ranks hold no heads).
 # shellcheck disable=SC2034  # used by the tests that source this
 TP_SHAPE=(--dim 64 --layers 2 --heads 4 --kv-heads 2 --ffn 128 --vocab 256)
 # The tolerance of Documentation/runner.md: N-rank logits within 1e-3 of

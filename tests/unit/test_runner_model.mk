@@ -16,5 +16,6 @@ test_runner_model_SRCS := $(addprefix $(RUNNER_DIR)/, \
 	model/vocab_ends.c model/export.c model/moe.c \
 	model/arch/llama.c model/arch/qwen2.c model/arch/qwen3.c \
 	model/arch/qwen3moe.c model/arch/glm4moe.c model/arch/registry.c)
+test_runner_model_SRCS += $(addprefix $(RUNNER_DIR)/,$(RUNNER_QTYPES) $(RUNNER_SIMD))
 test_runner_model_CFLAGS := -I$(RUNNER_DIR) -ffp-contract=off -D_GNU_SOURCE -pthread
 test_runner_model_LDLIBS := -lm -pthread

@@ -14,6 +14,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -458,6 +459,54 @@ int tp_gguf_vector_rows(struct tp_gguf_load *L, const char *fmt, int layer,
 }
 
 /*
+ * What the shard plan weighs, from the tensor table: llama.cpp's names
+ * of the attention and MLP matrices of every layer, each in its own
+ * type (files mix them: Q4_K_M holds some in Q6_K). A layer without
+ * them (another architecture's) adds nothing; its loader checks it.
+ */
+static int shard_cost(struct tp_gguf_load *L, struct tp_shard_cost *k)
+{
+	static const struct {
+		const char *fmt;
+		size_t off;	/* of the sum in tp_shard_cost */
+		int block;	/* 1: o_block, 2: down_block */
+	} m[] = {
+		{ "blk.%d.attn_q.weight", offsetof(struct tp_shard_cost, q), 0 },
+		{ "blk.%d.attn_k.weight", offsetof(struct tp_shard_cost, kv), 0 },
+		{ "blk.%d.attn_v.weight", offsetof(struct tp_shard_cost, kv), 0 },
+		{ "blk.%d.attn_output.weight", offsetof(struct tp_shard_cost, o), 1 },
+		{ "blk.%d.ffn_gate.weight", offsetof(struct tp_shard_cost, gate_up), 0 },
+		{ "blk.%d.ffn_up.weight", offsetof(struct tp_shard_cost, gate_up), 0 },
+		{ "blk.%d.ffn_down.weight", offsetof(struct tp_shard_cost, down), 2 },
+	};
+	char name[96];
+	size_t i;
+	int l;
+
+	memset(k, 0, sizeof(*k));
+	k->o_block = k->down_block = 1;
+	for (l = 0; l < L->w->cfg.layers; l++)
+		for (i = 0; i < sizeof(m) / sizeof(m[0]); i++) {
+			const struct gguf_tensor *t;
+
+			snprintf(name, sizeof(name), m[i].fmt, l);
+			t = gguf_find_tensor(&L->g, name);
+			if (!t)
+				continue;
+			if (t->ndims > 2 || t->ne[0] > (1u << 24) ||
+			    t->ne[1] > (1u << 24))
+				return tp_gguf_bad(L, "tensor %s is not a matrix of a plausible size",
+						   name);
+			tp_shard_cost_add((uint64_t *)((char *)k + m[i].off),
+					  m[i].block == 1 ? &k->o_block :
+					  m[i].block == 2 ? &k->down_block :
+					  NULL, (enum tp_type)t->type,
+					  (long)t->ne[1], (long)t->ne[0]);
+		}
+	return 0;
+}
+
+/*
  * The architecture general.architecture names, among ARCHS[N]: L->arch
  * becomes its name (the prefix of its metadata keys).
  */
@@ -491,22 +540,28 @@ static const struct tp_arch *find_arch(struct tp_gguf_load *L,
 	return NULL;
 }
 
-/* The largest block of the types of the tensors FMT of every layer
- * (which may differ: llama.cpp's Q4_K_M gives some layers Q6_K): the
- * unit a split of their columns has to keep to. 32 when there are none. */
+/*
+ * The block a cut between the columns of the tensors FMT of every layer
+ * has to keep to: the least common multiple of their types' blocks
+ * (files mix types: llama.cpp's Q4_K_M gives some layers Q6_K), as
+ * tp_shard_cost_add takes it for the dense matrices. 1 when there are
+ * none.
+ */
 static int layers_block(struct tp_gguf_load *L, const char *fmt)
 {
 	const struct gguf_tensor *t;
+	uint64_t bytes = 0;
 	char name[96];
-	int l, unit = 0, b;
+	int l, block = 1;
 
 	for (l = 0; l < L->w->cfg.layers; l++) {
 		snprintf(name, sizeof(name), fmt, l);
 		t = gguf_find_tensor(&L->g, name);
-		b = t ? tp_type_block((enum tp_type)t->type) : 0;
-		unit = b > unit ? b : unit;
+		if (t)
+			tp_shard_cost_add(&bytes, &block, (enum tp_type)t->type,
+					  0, 0);
 	}
-	return unit ? unit : 32;
+	return block;
 }
 
 int tp_gguf_load_weights(struct tp_weights *w, const char *path, int rank,
@@ -518,6 +573,7 @@ int tp_gguf_load_weights(struct tp_weights *w, const char *path, int rank,
 		.w = w, .path = path, .err = err, .errlen = errlen,
 	};
 	struct tp_config *c = &w->cfg;
+	struct tp_shard_cost cost;
 	int l, ret = -1;
 	char msg[400];
 
@@ -540,14 +596,10 @@ int tp_gguf_load_weights(struct tp_weights *w, const char *path, int rank,
 		tp_gguf_bad(&L, "%s", msg);
 		goto out;
 	}
-	{	/* MLP split on the down weight's blocks (256: K-quants) */
-		const struct gguf_tensor *dn =
-			gguf_find_tensor(&L.g, "blk.0.ffn_down.weight");
-
-		tp_shard_plan_unit(c, rank, nranks, dn ?
-				   tp_type_block((enum tp_type)dn->type) : 32,
-				   &w->sh);
-		tp_split_vocab(c, rank, nranks, &w->sh);
+	if (shard_cost(&L, &cost) ||
+	    tp_shard_plan(c, &cost, rank, nranks, &w->sh, msg, sizeof(msg))) {
+		tp_gguf_bad(&L, "%s", msg);
+		goto out;
 	}
 	c->moe.split = expert_split;
 	if (tp_shard_experts(c, rank, nranks,
@@ -557,6 +609,7 @@ int tp_gguf_load_weights(struct tp_weights *w, const char *path, int rank,
 		tp_gguf_bad(&L, "%s", msg);
 		goto out;
 	}
+	tp_split_vocab(c, rank, nranks, &w->sh);
 	snprintf(w->source, sizeof(w->source), "%s", path);
 	w->layer = tp_calloc((size_t)c->layers, sizeof(*w->layer));
 	if (vocab_ends(&L))

@@ -12,10 +12,10 @@
  *               x += allreduce(Wdown m)                       (row-parallel)
  *   logits = Woutput rmsnorm(x)        (replicated on every rank)
  *
- * Query heads are split in contiguous balanced ranges; a rank computes
- * the K/V heads its query heads read (a K/V head shared by two ranks'
- * query heads is computed by both). MLP columns are split in balanced
- * ranges of 32 when possible (Q8_0 block boundaries).
+ * Query heads and MLP columns are split in contiguous ranges cut on
+ * whole blocks of the row-parallel matrices' types, balanced by bytes
+ * (shard.c); a rank computes the K/V heads its query heads read (a K/V
+ * head shared by two ranks' query heads is computed by both).
  *
  * That is llama's layer. Which tensors a layer has, how they are read and
  * how it runs belongs to its architecture (arch.h, one file each in
@@ -71,7 +71,7 @@ enum tp_expert_split { TP_SPLIT_AUTO, TP_SPLIT_WIDTH, TP_SPLIT_EXPERTS };
 int tp_config_check(const struct tp_config *c, int nranks, char *err,
 		    size_t errlen);
 
-/* What one rank owns. Ranges are [begin, end). */
+/* What one rank owns. Ranges are [begin, end); a range may be empty. */
 struct tp_shard {
 	int rank, nranks;
 	int q0, q1;	/* query heads */
@@ -87,15 +87,54 @@ struct tp_shard {
 
 /* Balanced split of TOTAL into PARTS: begin of part I is TOTAL*I/PARTS. */
 void tp_split(long total, int parts, int i, long *begin, long *end);
-void tp_shard_plan(const struct tp_config *c, int rank, int nranks,
-		   struct tp_shard *s);
+
 /*
- * The same with MLP columns split in ranges of UNIT (the down weight's
- * block: 256 for the K-quants) when the MLP has enough of them, else of
- * 32 when possible, else of 1.
+ * Items of WIDTH elements each (a head of head_dim columns, an MLP
+ * column) side by side in a row stored in blocks of BLOCK elements: a
+ * cut between two items falls on a block boundary every this many
+ * items (BLOCK / gcd(WIDTH, BLOCK)).
  */
-void tp_shard_plan_unit(const struct tp_config *c, int rank, int nranks,
-			int unit, struct tp_shard *s);
+int tp_block_items(int width, int block);
+/*
+ * Split COUNTS[0..N-1] (a number of units each, of PER_UNIT bytes) out
+ * of UNITS over N parts that already weigh BASE[0..N-1] bytes, so that
+ * the heaviest part weighs as little as it can: water filling, ties to
+ * the lower part. Integers only, so every rank computes the same split.
+ */
+void tp_split_fill(long units, int nparts, const uint64_t *base,
+		   uint64_t per_unit, long *counts);
+
+/*
+ * What a plan cuts and weighs (shard.c). A row-parallel matrix (the
+ * attention output, ffn_down) is cut between columns, and only on a
+ * block of its type: a cut inside a block would leave that shard's
+ * blocks starting mid-block (held in F32, computing other bits than one
+ * rank). The blocks are the least common multiple over the layers;
+ * the bytes are the whole matrices', summed over the layers.
+ */
+struct tp_shard_cost {
+	int o_block, down_block;	/* 1 for F32/F16/BF16 */
+	uint64_t q, kv, o;		/* attn_q; attn_k + attn_v; attn_output */
+	uint64_t gate_up, down;		/* ffn_gate + ffn_up; ffn_down */
+};
+
+/* Add a matrix of TYPE, ROWS x COLS, to *BYTES; BLOCK (if not NULL)
+ * becomes the lcm of itself and TYPE's block. */
+void tp_shard_cost_add(uint64_t *bytes, int *block, enum tp_type type,
+		       long rows, long cols);
+
+/*
+ * RANK's shard of C over NRANKS ranks: query heads in whole blocks of
+ * the attention output (balanced to within one such group), then MLP
+ * columns in whole blocks of ffn_down, given to the ranks so that every
+ * rank's layers weigh as close to 1/N of the bytes as the blocks allow
+ * (a rank with a group of heads more holds fewer columns). A rank may
+ * hold no heads. 0, or -1 and ERR when the model cannot be cut into N
+ * pieces on whole blocks.
+ */
+int tp_shard_plan(const struct tp_config *c, const struct tp_shard_cost *k,
+		  int rank, int nranks, struct tp_shard *s, char *err,
+		  size_t errlen);
 
 /*
  * The experts of RANK (sh.e0.., x0.., s0..): by c->moe.split, the
@@ -184,7 +223,8 @@ void *tp_weights_alloc(struct tp_weights *w, size_t bytes);
 void tp_weights_free(struct tp_weights *w);
 /*
  * The shard [r0,r1) x [c0,c1) of FULL: a view into FULL's memory when
- * column C0 starts a block of FULL's type, else a copy converted to F32.
+ * column C0 starts a block of FULL's type, else a copy converted to F32
+ * (which tp_shard_plan's cuts never need).
  */
 void tp_mat_shard(struct tp_weights *w, const struct tp_mat *full, int r0,
 		  int r1, int c0, int c1, struct tp_mat *out);

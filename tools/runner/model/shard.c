@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * What each rank owns of the model: the configuration checked for N
- * ranks, then balanced ranges of query heads (with the K/V heads they
- * read), MLP columns, the experts of MoE layers and output-head rows.
- * See model.h.
+ * ranks, then ranges of query heads (with the K/V heads they read) and
+ * MLP columns cut on whole blocks of the row-parallel matrices' types
+ * and balanced by the bytes they weigh, the experts of MoE layers (whole
+ * experts, or columns of each on whole blocks) and balanced ranges of
+ * output head rows. See model.h.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "model/model.h"
 
@@ -61,10 +64,6 @@ int tp_config_check(const struct tp_config *c, int nranks, char *err,
 		why = "eps and rope base must be positive";
 	else if (nranks < 1 || nranks > TP_MAX_RANKS)
 		why = "ranks must be 1..64";
-	else if (nranks > c->heads)
-		why = "more ranks than attention heads";
-	else if (nranks > c->ffn)
-		why = "more ranks than MLP columns";
 	else if (c->nextn_layers < 0 || c->nextn_layers > 16)
 		why = "the skipped (NextN) layers must be 0..16";
 	else
@@ -84,31 +83,157 @@ void tp_split(long total, int parts, int i, long *begin, long *end)
 	*end = total * (i + 1) / parts;
 }
 
-void tp_shard_plan(const struct tp_config *c, int rank, int nranks,
-		   struct tp_shard *s)
+static long gcd(long a, long b)
 {
-	tp_shard_plan_unit(c, rank, nranks, 32, s);
+	while (b) {
+		long t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
 }
 
-void tp_shard_plan_unit(const struct tp_config *c, int rank, int nranks,
-			int unit, struct tp_shard *s)
+int tp_block_items(int width, int block)
 {
-	int group = c->heads / c->kv_heads;
-	long b, e;
+	if (width < 1 || block < 1)
+		return 1;
+	return (int)(block / gcd(width, block));
+}
 
-	if (unit < 32 || c->ffn % unit || c->ffn / unit < nranks)
-		unit = c->ffn % 32 == 0 && c->ffn / 32 >= nranks ? 32 : 1;
+void tp_shard_cost_add(uint64_t *bytes, int *block, enum tp_type type,
+		       long rows, long cols)
+{
+	int b = tp_type_block(type);
 
+	*bytes += (uint64_t)rows * tp_type_bytes(type, (size_t)cols);
+	if (block)
+		*block = (int)(*block / gcd(*block, b) * b);
+}
+
+void tp_split_fill(long units, int nparts, const uint64_t *base,
+		   uint64_t per_unit, long *counts)
+{
+	uint64_t lo = 0, hi = 0, top = 0;
+	long given = 0;
+	int p;
+
+	if (!per_unit)
+		per_unit = 1;
+	for (p = 0; p < nparts; p++)
+		if (base[p] > top)
+			top = base[p];
+	/*
+	 * The highest level L up to which filling every part takes no more
+	 * than UNITS: a part below L gets (L - base) / per_unit units.
+	 */
+	hi = top + (uint64_t)units * per_unit + 1;
+	while (lo + 1 < hi) {
+		uint64_t mid = lo + (hi - lo) / 2, n = 0;
+
+		for (p = 0; p < nparts; p++)
+			if (mid > base[p])
+				n += (mid - base[p]) / per_unit;
+		if (n <= (uint64_t)units)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	for (p = 0; p < nparts; p++) {
+		counts[p] = lo > base[p] ? (long)((lo - base[p]) / per_unit) : 0;
+		given += counts[p];
+	}
+	/* fewer than NPARTS remain: one each to the lightest parts */
+	while (given < units) {
+		int best = 0;
+
+		for (p = 1; p < nparts; p++)
+			if (base[p] + (uint64_t)counts[p] * per_unit <
+			    base[best] + (uint64_t)counts[best] * per_unit)
+				best = p;
+		counts[best]++;
+		given++;
+	}
+}
+
+/* Part I's range of COUNTS[0..N-1] laid end to end, times UNIT. */
+static void prefix(const long *counts, int i, int unit, int *b, int *e)
+{
+	long s = 0;
+	int p;
+
+	for (p = 0; p < i; p++)
+		s += counts[p];
+	*b = (int)(s * unit);
+	*e = (int)((s + counts[i]) * unit);
+}
+
+int tp_shard_plan(const struct tp_config *c, const struct tp_shard_cost *k,
+		  int rank, int nranks, struct tp_shard *s, char *err,
+		  size_t errlen)
+{
+	int group = c->heads / c->kv_heads, hd = c->head_dim, p;
+	int hu = tp_block_items(hd, k->o_block), fu = k->down_block;
+	long heads[TP_MAX_RANKS] = { 0 }, cols[TP_MAX_RANKS] = { 0 }, H, F, b, e;
+	uint64_t base[TP_MAX_RANKS] = { 0 }, per_col;
+
+	if (nranks < 1 || nranks > TP_MAX_RANKS || rank < 0 || rank >= nranks) {
+		snprintf(err, errlen, "rank %d of %d: ranks must be 1..%d",
+			 rank, nranks, TP_MAX_RANKS);
+		return -1;
+	}
+	if (c->heads % hu || c->ffn % fu) {
+		snprintf(err, errlen,
+			 "the attention output (%d heads of %d) or ffn_down (%d columns) is not whole blocks of its type (%d, %d)",
+			 c->heads, hd, c->ffn, k->o_block, k->down_block);
+		return -1;
+	}
+	/* MLP columns by 32 where the blocks allow: whole cache lines */
+	if (fu < 32 && 32 % fu == 0 && c->ffn % 32 == 0 &&
+	    c->ffn / 32 >= nranks)
+		fu = 32;
+	H = c->heads / hu;
+	F = c->ffn / fu;
+	if (H + F < nranks) {
+		snprintf(err, errlen,
+			 "%d ranks cannot share it on whole blocks: its %d heads of %d make %ld group%s of %d heads (blocks of %d), its MLP %ld of %d columns; at most %ld ranks",
+			 nranks, c->heads, hd, H, H == 1 ? "" : "s", hu,
+			 k->o_block, F, fu, H + F);
+		return -1;
+	}
+	for (p = 0; p < nranks; p++) {
+		int q0, q1, nkv;
+
+		tp_split(H, nranks, p, &b, &e);
+		heads[p] = (e - b) * hu;
+		q0 = (int)b * hu;
+		q1 = (int)e * hu;
+		nkv = q1 > q0 ? (q1 - 1) / group + 1 - q0 / group : 0;
+		base[p] = (k->q + k->o) / (uint64_t)c->heads *
+			  (uint64_t)(q1 - q0) +
+			  k->kv / (uint64_t)c->kv_heads * (uint64_t)nkv;
+	}
+	per_col = (k->gate_up + k->down) / (uint64_t)c->ffn * (uint64_t)fu;
+	tp_split_fill(F, nranks, base, per_col, cols);
+	for (p = 0; p < nranks; p++)
+		if (!heads[p] && !cols[p]) {
+			snprintf(err, errlen,
+				 "%d ranks cannot share it on whole blocks: rank %d would hold no heads and no MLP columns",
+				 nranks, p);
+			return -1;
+		}
 	s->rank = rank;
 	s->nranks = nranks;
-	tp_split(c->heads, nranks, rank, &b, &e);
-	s->q0 = (int)b;
-	s->q1 = (int)e;
-	s->kv0 = s->q0 / group;
-	s->kv1 = (s->q1 - 1) / group + 1;
-	tp_split(c->ffn / unit, nranks, rank, &b, &e);
-	s->f0 = (int)b * unit;
-	s->f1 = (int)e * unit;
+	prefix(heads, rank, 1, &s->q0, &s->q1);
+	if (s->q1 > s->q0) {
+		s->kv0 = s->q0 / group;
+		s->kv1 = (s->q1 - 1) / group + 1;
+	} else {
+		s->kv0 = s->kv1 = s->q0 / group < c->kv_heads ?
+				  s->q0 / group : c->kv_heads;
+	}
+	prefix(cols, rank, fu, &s->f0, &s->f1);
+	return 0;
 }
 
 void tp_split_vocab(const struct tp_config *c, int rank, int nranks,

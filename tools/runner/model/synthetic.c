@@ -114,21 +114,34 @@ const float *tp_synth_vec(struct tp_synth *s, int t, int layer, int n)
 	return v;
 }
 
-int tp_synth_weights(struct tp_weights *w, const struct tp_arch *arch,
-		     const struct tp_config *c, uint64_t seed,
-		     enum tp_type type, int rank, int nranks, char *err,
-		     size_t errlen)
+void tp_synth_cost(const struct tp_config *c, enum tp_type type,
+		       struct tp_shard_cost *k)
 {
-	struct tp_synth s = { .w = w, .c = c, .seed = seed, .type = type };
-	const struct tp_shard *sh = &w->sh;
-	int qdim = c->heads * c->head_dim, l;
+	long hd = c->head_dim, qd = c->heads * hd, kvd = c->kv_heads * hd;
+	enum tp_type in = tp_type_for_cols(type, c->dim);
+	int l;
 
-	memset(w, 0, sizeof(*w));
-	if (!arch->synth_layer) {
-		snprintf(err, errlen, "architecture %s has no synthetic weights",
-			 arch->name);
-		return -1;
+	memset(k, 0, sizeof(*k));
+	k->o_block = k->down_block = 1;
+	for (l = 0; l < c->layers; l++) {
+		tp_shard_cost_add(&k->q, NULL, in, qd, c->dim);
+		tp_shard_cost_add(&k->kv, NULL, in, 2 * kvd, c->dim);
+		tp_shard_cost_add(&k->o, &k->o_block,
+				  tp_type_for_cols(type, (int)qd), c->dim, qd);
+		if (c->moe.experts && l >= c->moe.dense_layers)
+			continue;	/* MoE: no dense MLP (shard_cost) */
+		tp_shard_cost_add(&k->gate_up, NULL, in, 2L * c->ffn, c->dim);
+		tp_shard_cost_add(&k->down, &k->down_block,
+				  tp_type_for_cols(type, c->ffn), c->dim,
+				  c->ffn);
 	}
+}
+
+int tp_synth_check(const struct tp_config *c, enum tp_type type, int rank,
+		   int nranks, struct tp_shard *sh, char *err, size_t errlen)
+{
+	struct tp_shard_cost cost;
+
 	if (tp_config_check(c, nranks, err, errlen))
 		return -1;
 	if (!tp_type_name(type)) {
@@ -136,18 +149,37 @@ int tp_synth_weights(struct tp_weights *w, const struct tp_arch *arch,
 		return -1;
 	}
 	if (tp_type_block(type) > 1 &&
-	    (c->dim % 32 || c->ffn % 32 || qdim % 32 || c->moe.ffn % 32)) {
+	    (c->dim % 32 || c->ffn % 32 || c->heads * c->head_dim % 32 ||
+	     c->moe.ffn % 32)) {
 		snprintf(err, errlen,
 			 "%s weights need dim, ffn, expert-ffn and heads x head-dim to be multiples of 32",
 			 tp_type_name(type));
 		return -1;
 	}
+	tp_synth_cost(c, type, &cost);
+	return tp_shard_plan(c, &cost, rank, nranks, sh, err, errlen);
+}
+
+int tp_synth_weights(struct tp_weights *w, const struct tp_arch *arch,
+		     const struct tp_config *c, uint64_t seed,
+		     enum tp_type type, int rank, int nranks, char *err,
+		     size_t errlen)
+{
+	struct tp_synth s = { .w = w, .c = c, .seed = seed, .type = type };
+	const struct tp_shard *sh = &w->sh;
+	int l;
+
+	memset(w, 0, sizeof(*w));
+	if (!arch->synth_layer) {
+		snprintf(err, errlen, "architecture %s has no synthetic weights",
+			 arch->name);
+		return -1;
+	}
+	if (tp_synth_check(c, type, rank, nranks, &w->sh, err, errlen))
+		return -1;
 	w->arch = arch;
 	w->cfg = *c;
 	w->wtype = type;
-	tp_shard_plan_unit(c, rank, nranks,
-			   tp_type_block(tp_type_for_cols(type, c->ffn)),
-			   &w->sh);
 	if (tp_shard_experts(c, rank, nranks,
 			     tp_type_block(tp_type_for_cols(type, c->moe.ffn)),
 			     tp_type_block(tp_type_for_cols(type, c->moe.ffn *

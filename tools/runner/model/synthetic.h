@@ -57,6 +57,21 @@ void tp_synth_mat_as(struct tp_synth *s, enum tp_type want, int t, int layer,
 		     int r0, int r1, int c0, int c1, struct tp_mat *out);
 
 /*
+ * What the shard plan weighs (tp_shard_plan) for a synthetic model of
+ * C stored as TYPE: each matrix in the type tp_synth_mat() stores it in.
+ */
+void tp_synth_cost(const struct tp_config *c, enum tp_type type,
+		   struct tp_shard_cost *k);
+
+/*
+ * Whether N ranks can run a synthetic model of C stored as TYPE: the
+ * configuration, the type and RANK's shard plan (into *SH). 0, or -1
+ * and ERR.
+ */
+int tp_synth_check(const struct tp_config *c, enum tp_type type, int rank,
+		   int nranks, struct tp_shard *sh, char *err, size_t errlen);
+
+/*
  * RANK's shard of a synthetic model of ARCH and configuration C, stored
  * as TYPE. 0, or -1 and ERR.
  */
