@@ -484,9 +484,14 @@ static void test_llama(void)
  * RESHAPE with one expert fewer (or, when 2-D, one row fewer); the
  * integer key KEY set to VAL. Loaded as 2 ranks: NULL, or the error.
  */
-static const char *moe_fails(const char *arch, const char *skip,
-			     const char *reshape, const char *key, int val,
-			     char *err, size_t errlen)
+/*
+ * A small ARCH file exported, then written again to DST without tensor
+ * SKIP, with tensor RESHAPE an expert (or row) short, and metadata KEY
+ * (added when missing) set to VAL as u32. 0, or -1 and ERR.
+ */
+static int moe_write(const char *arch, const char *skip, const char *reshape,
+		     const char *key, uint32_t val, const char *dst, char *err,
+		     size_t errlen)
 {
 	struct tp_config c = {
 		.dim = 64, .layers = 2, .heads = 4, .kv_heads = 2,
@@ -494,12 +499,11 @@ static const char *moe_fails(const char *arch, const char *skip,
 		.eps = 1e-5f, .rope_base = 10000,
 		.moe = { .experts = 8, .used = 2, .ffn = 32 },
 	};
-	char src[64], dst[64];
-	struct tp_weights wt;
+	char src[64];
 	struct gguf g;
 	struct gguf_writer *w;
 	uint64_t i;
-	int r;
+	int r, found = 0;
 
 	if (!strcmp(arch, "glm4moe")) {
 		c.moe.shared = 1;
@@ -510,10 +514,9 @@ static const char *moe_fails(const char *arch, const char *skip,
 		c.ffn = 64;
 	}
 	snprintf(src, sizeof(src), "/tmp/tprun-moe-src-%d.gguf", (int)getpid());
-	snprintf(dst, sizeof(dst), "/tmp/tprun-moe-%d.gguf", (int)getpid());
 	if (tp_export_gguf(src, arch, &c, 1, TP_F32, 0, err, errlen) ||
 	    gguf_open(&g, src, err, errlen))
-		return err;
+		return -1;
 	w = gguf_writer_new(GGUF_DEFAULT_ALIGNMENT);
 	for (i = 0; i < g.n_kv; i++) {
 		const struct gguf_kv *kv = &g.kv[i];
@@ -522,7 +525,8 @@ static const char *moe_fails(const char *arch, const char *skip,
 		snprintf(name, sizeof(name), "%.*s", (int)kv->key.len,
 			 kv->key.p);
 		if (key && !strcmp(name, key)) {
-			gguf_writer_u32(w, name, (uint32_t)val);
+			gguf_writer_u32(w, name, val);
+			found = 1;
 			continue;
 		}
 		if (kv->type == GGUF_U32)
@@ -539,6 +543,8 @@ static const char *moe_fails(const char *arch, const char *skip,
 			gguf_writer_str(w, name, v);
 		}
 	}
+	if (key && !found)
+		gguf_writer_u32(w, key, val);
 	for (i = 0; i < g.n_tensors; i++) {
 		const struct gguf_tensor *t = &g.t[i];
 		uint64_t ne[4] = { t->ne[0], t->ne[1], t->ne[2], t->ne[3] };
@@ -562,6 +568,21 @@ static const char *moe_fails(const char *arch, const char *skip,
 	r = gguf_writer_save(w, dst, err, errlen);
 	gguf_writer_free(w);
 	unlink(src);
+	return r;
+}
+
+/* moe_write's file loaded as rank 0 of 2: NULL, or the error. */
+static const char *moe_fails(const char *arch, const char *skip,
+			     const char *reshape, const char *key, int val,
+			     char *err, size_t errlen)
+{
+	struct tp_weights wt;
+	char dst[64];
+	int r;
+
+	snprintf(dst, sizeof(dst), "/tmp/tprun-moe-%d.gguf", (int)getpid());
+	r = moe_write(arch, skip, reshape, key, (uint32_t)val, dst, err,
+		      errlen);
 	if (!r) {
 		r = tp_weights_gguf(&wt, dst, 0, 2, TP_SPLIT_AUTO, err, errlen);
 		if (!r)
@@ -569,6 +590,78 @@ static const char *moe_fails(const char *arch, const char *skip,
 	}
 	unlink(dst);
 	return r ? err : NULL;
+}
+
+/*
+ * Hostile numbers in every key a MoE loader reads: each file is loaded
+ * as the first and the last rank of 1 to 4, and what loads on one rank
+ * runs a forward pass. Errors are fine, a crash is not; an error must
+ * say something.
+ */
+static void test_moe_numbers(void)
+{
+	static const char *const archs[] = { "qwen3moe", "glm4moe" };
+	static const char *const keys[] = {
+		"expert_count", "expert_used_count",
+		"expert_feed_forward_length", "expert_shared_count",
+		"leading_dense_block_count", "expert_gating_func",
+		"expert_group_count", "expert_group_used_count",
+		"expert_weights_norm", "expert_weights_scale",
+		"nextn_predict_layers", "block_count", "embedding_length",
+		"feed_forward_length", "attention.head_count",
+		"attention.head_count_kv", "attention.key_length",
+		"rope.dimension_count", "context_length",
+	};
+	static const uint32_t vals[] = {
+		0, 1, 2, 3, 4, 7, 8, 9, 16, 31, 32, 33, 64, 1024, 1025,
+		65536, 0x7fffffff, 0x80000000u, 0xffffffffu,
+	};
+	char dst[64], err[600], key[96];
+	int a, k, v, N, files = 0, loads = 0, runs = 0, mute = 0;
+
+	snprintf(dst, sizeof(dst), "/tmp/tprun-moe-n-%d.gguf", (int)getpid());
+	for (a = 0; a < 2; a++)
+		for (k = 0; k < (int)(sizeof(keys) / sizeof(keys[0])); k++)
+			for (v = 0; v < (int)(sizeof(vals) / sizeof(vals[0]));
+			     v++) {
+				snprintf(key, sizeof(key), "%s.%s", archs[a],
+					 keys[k]);
+				if (moe_write(archs[a], NULL, NULL, key, vals[v],
+					      dst, err, sizeof(err)))
+					continue;
+				files++;
+				for (N = 1; N <= 4; N++) {
+					int ends[2] = { 0, N - 1 }, r;
+
+					for (r = 0; r < 2; r++) {
+						struct tp_weights wt;
+						struct tp_model m;
+						static const int tok[3] = { 1, 5, 9 };
+
+						err[0] = 0;
+						if (tp_weights_gguf(&wt, dst, ends[r],
+								    N, TP_SPLIT_AUTO,
+								    err,
+								    sizeof(err))) {
+							mute += !err[0];
+							continue;
+						}
+						loads++;
+						if (N == 1 &&
+						    !tp_model_init(&m, &wt, 8, 4)) {
+							tp_forward(&m, tok, 3, 0,
+								   NULL);
+							tp_model_free(&m);
+							runs++;
+						}
+						tp_weights_free(&wt);
+					}
+				}
+			}
+	unlink(dst);
+	ok(files > 600 && !mute,
+	   "%d MoE files with hostile numbers in %d keys: no crash, every refusal says why; %d loads, %d forward passes",
+	   files, (int)(sizeof(keys) / sizeof(keys[0])), loads, runs);
 }
 
 static void test_moe(void)
@@ -663,5 +756,6 @@ int main(void)
 	test_open();
 	test_llama();
 	test_moe();
+	test_moe_numbers();
 	return done();
 }
