@@ -20,6 +20,11 @@
 #
 # Shapes (Llama, vocab 32000, 32 heads, 4 K/V heads, dim 2048, ffn 5632):
 # small has 8 layers (0.48 B parameters), tinyllama 22 (TinyLlama-1.1B).
+# Mixtures of experts (vocab 32000, dim 2048, 32 heads of 128, 4 K/V):
+# qwen3moe has 4 layers of Qwen3-30B-A3B's (128 experts of 768, 8 used;
+# 2.5 B parameters, 0.3 B used per token); glm4moe 4 layers of GLM-4.5's
+# kind (a dense one of 5632, then 128 experts of 768, 8 used, and a
+# shared one; half of each head rotated).
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -60,8 +65,12 @@ results=$(mktemp)
 trap 'rm -f "$results"' EXIT
 
 shape_args() {
-	local layers=8
-	[ "$1" = tinyllama ] && layers=22
+	local layers=8 moe="--heads 32 --kv-heads 4 --head-dim 128 --experts 128 --experts-used 8 --expert-ffn 768"
+	case $1 in
+	tinyllama) layers=22 ;;
+	qwen3moe) echo "--arch qwen3moe --dim 2048 --layers 4 $moe --vocab 32000"; return ;;
+	glm4moe) echo "--arch glm4moe --dim 2048 --layers 4 $moe --ffn 5632 --vocab 32000"; return ;;
+	esac
 	echo "--dim 2048 --layers $layers --heads 32 --kv-heads 4 --ffn 5632 --vocab 32000"
 }
 
