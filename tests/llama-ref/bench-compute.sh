@@ -16,7 +16,8 @@
 #
 # --types newer: the twelve types of issues 41 and 42 (Q2_K, Q3_K, IQ4_NL,
 # IQ4_XS, MXFP4, IQ1_S, IQ1_M, IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S);
-# `make bench` measures them on the small shape at 1 thread.
+# `make bench` measures them on the small shape at 1 thread, and the two
+# mixtures of experts below in Q8_0 and Q4_K (make bench-compute-moe).
 #
 # Shapes (Llama, vocab 32000, 32 heads, 4 K/V heads, dim 2048, ffn 5632):
 # small has 8 layers (0.48 B parameters), tinyllama 22 (TinyLlama-1.1B).
