@@ -632,6 +632,8 @@ static void test_archs(void)
 	c.rot_dim = c.head_dim / 2;
 	c.nextn_layers = 1;
 	arch_matrix("glm4moe", "glm4moe", c, TP_F32, TP_SPLIT_AUTO, TOL);
+	arch_matrix("glm4moe, whole experts", "glm4moe", c, TP_F32,
+		    TP_SPLIT_EXPERTS, TOL);
 	c.dim = 128;
 	c.head_dim = 32;
 	c.rot_dim = 16;
