@@ -474,7 +474,7 @@ static void test_llama(void)
 	   "a qwen2 file without its biases is refused, naming one (%s)",
 	   e ? e : "loaded");
 	e = llama_fails(NULL, "mamba", 0, X_NONE, err, sizeof(err));
-	ok(e && strstr(e, "architecture 'mamba' is not supported (llama, qwen2, qwen3, qwen3moe and glm4moe are)"),
+	ok(e && strstr(e, "architecture 'mamba' is not supported (llama, qwen2, qwen3, qwen3moe, glm4moe and deepseek2 are)"),
 	   "an unsupported architecture is named (%s)", e ? e : "loaded");
 }
 
@@ -510,6 +510,17 @@ static int moe_write(const char *arch, const char *skip, const char *reshape,
 		c.moe.dense_layers = 1;
 		c.nextn_layers = 1;
 		c.rot_dim = 8;
+	} else if (!strcmp(arch, "deepseek2")) {
+		/* heads of 24 (16 + RoPE 8), a latent of 32, q_lora 16 */
+		c.head_dim = 24;
+		c.rot_dim = 8;
+		c.mla.kv_lora = 32;
+		c.mla.q_lora = 16;
+		c.mla.v_dim = 16;
+		c.moe.shared = 1;
+		c.moe.dense_layers = 1;
+		c.moe.groups = 4;
+		c.moe.groups_used = 2;
 	} else {
 		c.ffn = 64;
 	}
@@ -600,8 +611,12 @@ static const char *moe_fails(const char *arch, const char *skip,
  */
 static void test_moe_numbers(void)
 {
-	static const char *const archs[] = { "qwen3moe", "glm4moe" };
+	static const char *const archs[] = { "qwen3moe", "glm4moe",
+					     "deepseek2" };
 	static const char *const keys[] = {
+		"attention.kv_lora_rank", "attention.q_lora_rank",
+		"attention.key_length_mla", "attention.value_length_mla",
+		"attention.value_length",
 		"expert_count", "expert_used_count",
 		"expert_feed_forward_length", "expert_shared_count",
 		"leading_dense_block_count", "expert_gating_func",
@@ -620,7 +635,7 @@ static void test_moe_numbers(void)
 	int a, k, v, N, files = 0, loads = 0, runs = 0, mute = 0;
 
 	snprintf(dst, sizeof(dst), "/tmp/tprun-moe-n-%d.gguf", (int)getpid());
-	for (a = 0; a < 2; a++)
+	for (a = 0; a < 3; a++)
 		for (k = 0; k < (int)(sizeof(keys) / sizeof(keys[0])); k++)
 			for (v = 0; v < (int)(sizeof(vals) / sizeof(vals[0]));
 			     v++) {
@@ -659,9 +674,61 @@ static void test_moe_numbers(void)
 				}
 			}
 	unlink(dst);
-	ok(files > 600 && !mute,
+	ok(files > 1200 && !mute,
 	   "%d MoE files with hostile numbers in %d keys: no crash, every refusal says why; %d loads, %d forward passes",
 	   files, (int)(sizeof(keys) / sizeof(keys[0])), loads, runs);
+}
+
+/* deepseek2's latent attention: what a file must hold, refused by name. */
+static void test_deepseek2(void)
+{
+	char err[600];
+	const char *e;
+
+	e = moe_fails("deepseek2", NULL, NULL, NULL, 0, err, sizeof(err));
+	ok(!e, "deepseek2: an export loads as 2 ranks%s%s", e ? ": " : "",
+	   e ? e : "");
+	e = moe_fails("deepseek2", "blk.0.attn_k_b.weight", NULL, NULL, 0, err,
+		      sizeof(err));
+	ok(e && strstr(e, "blk.0.attn_k_b.weight is missing"),
+	   "deepseek2: a missing attn_k_b is named (%s)", e ? e : "loaded");
+	e = moe_fails("deepseek2", NULL, "blk.1.attn_v_b.weight", NULL, 0, err,
+		      sizeof(err));
+	ok(e && strstr(e, "blk.1.attn_v_b.weight is 32 x 16 x 3") &&
+	   strstr(e, "expected 32 x 16 x 4"),
+	   "deepseek2: attn_v_b with a head fewer is refused, naming it (%s)",
+	   e ? e : "loaded");
+	e = moe_fails("deepseek2", NULL, NULL, "deepseek2.attention.kv_lora_rank",
+		      48, err, sizeof(err));
+	ok(e && strstr(e, "key_length 40 and value_length 32"),
+	   "deepseek2: kv_lora_rank other than the cache's widths is refused (%s)",
+	   e ? e : "loaded");
+	e = moe_fails("deepseek2", NULL, NULL,
+		      "deepseek2.attention.head_count_kv", 2, err, sizeof(err));
+	ok(e && strstr(e, "head_count_kv is 2"),
+	   "deepseek2: more than one K/V head is refused (%s)",
+	   e ? e : "loaded");
+	e = moe_fails("deepseek2", NULL, NULL,
+		      "deepseek2.attention.key_length_mla", 0, err,
+		      sizeof(err));
+	ok(e && strstr(e, "older conversion (attn_kv_b"),
+	   "deepseek2: a file of the older conversion is refused, saying so (%s)",
+	   e ? e : "loaded");
+	e = moe_fails("deepseek2", NULL, NULL,
+		      "deepseek2.attention.q_lora_rank", 24, err, sizeof(err));
+	ok(e && strstr(e, "attn_q_a.weight"),
+	   "deepseek2: q_lora_rank other than attn_q_a's is refused, naming it (%s)",
+	   e ? e : "loaded");
+	e = moe_fails("deepseek2", "blk.1.attn_q_a_norm.weight", NULL, NULL, 0,
+		      err, sizeof(err));
+	ok(e && strstr(e, "attn_q_a_norm.weight"),
+	   "deepseek2: a missing attn_q_a_norm is named (%s)", e ? e : "loaded");
+	e = moe_fails("deepseek2", NULL, NULL,
+		      "deepseek2.attention.temperature_scale", 1, err,
+		      sizeof(err));
+	ok(e && strstr(e, "temperature_scale"),
+	   "deepseek2: attention temperature tuning is refused by name (%s)",
+	   e ? e : "loaded");
 }
 
 static void test_moe(void)
@@ -756,6 +823,7 @@ int main(void)
 	test_open();
 	test_llama();
 	test_moe();
+	test_deepseek2();
 	test_moe_numbers();
 	return done();
 }

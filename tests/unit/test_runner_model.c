@@ -638,6 +638,20 @@ static void test_archs(void)
 	c.head_dim = 32;
 	c.rot_dim = 16;
 	arch_matrix("glm4moe q8_0", "glm4moe", c, TP_Q8_0, TP_SPLIT_AUTO, TOL);
+	/* deepseek2: 4 heads of 48 (32 + RoPE 16), values of 32, a
+	 * latent of 64, q through a rank of 32, 8 experts in 4 groups */
+	c = moe_cfg(8, 2, 64, 1, 1);
+	c.head_dim = 48;
+	c.rot_dim = 16;
+	c.mla.kv_lora = 64;
+	c.mla.q_lora = 32;
+	c.mla.v_dim = 32;
+	c.moe.groups = 4;
+	c.moe.groups_used = 2;
+	arch_matrix("deepseek2", "deepseek2", c, TP_F32, TP_SPLIT_AUTO, TOL);
+	c.mla.q_lora = 0;
+	arch_matrix("deepseek2 q8_0, plain q", "deepseek2", c, TP_Q8_0,
+		    TP_SPLIT_AUTO, TOL);
 }
 
 static void test_expert_shards(void)

@@ -37,11 +37,16 @@ static const char usage[] =
 "                           (T: f32 f16 bf16 q8_0 q4_0 q4_1 q5_0 q5_1 q4_k\n"
 "                           q5_k q6_k q2_k q3_k iq4_nl iq4_xs mxfp4 iq1_s\n"
 "                           iq1_m iq2_xxs iq2_xs iq2_s iq3_xxs iq3_s)\n"
-"    --arch llama|qwen3|qwen3moe|glm4moe  the architecture (llama)\n"
+"    --arch llama|qwen3|qwen3moe|glm4moe|deepseek2  the architecture\n"
 "    --experts N --experts-used K --expert-ffn F   MoE (qwen3moe, glm4moe:\n"
 "                           64, 8, dim)\n"
 "    --shared-experts S --dense-layers L --nextn-layers X   glm4moe (1, 1, 1)\n"
+"    --expert-groups G --expert-groups-used H   group-limited routing\n"
+"    --q-lora R --kv-lora R --v-head-dim N   deepseek2's latent attention\n"
+"                           (0: plain attn_q; 4 x nope; nope = head-dim -\n"
+"                           rope-dim, rope-dim head-dim / 2)\n"
 "  --model FILE.gguf        GGUF file: llama, qwen2, qwen3, qwen3moe, glm4moe,\n"
+"                           deepseek2,\n"
 "                           tensors in those types\n"
 "  --expert-split auto|width|experts  how the ranks share the experts (auto)\n"
 "  --export-gguf FILE       write the synthetic model as GGUF and exit\n"
@@ -203,7 +208,8 @@ enum {
 	O_SLOW, O_TCPSPIN, O_BENCH, O_SIZES, O_ITERS, O_WARMUP, O_PTEXT,
 	O_CHAT, O_SYSTEM, O_HTTP, O_CTX, O_RENDEZVOUS, O_WORLD, O_ARCH,
 	O_EXPERTS, O_EXPUSED, O_EXPFFN, O_SHARED, O_DENSE, O_NEXTN, O_ROTDIM,
-	O_EXPSPLIT, O_RBUDGET, O_RFORMAT,
+	O_EXPSPLIT, O_RBUDGET, O_RFORMAT, O_QLORA, O_KVLORA, O_VDIM,
+	O_GROUPS, O_GROUPSUSED,
 };
 
 static const struct option longopts[] = {
@@ -244,6 +250,10 @@ static const struct option longopts[] = {
 	{ "dense-layers", 1, NULL, O_DENSE },
 	{ "nextn-layers", 1, NULL, O_NEXTN }, { "rope-dim", 1, NULL, O_ROTDIM },
 	{ "expert-split", 1, NULL, O_EXPSPLIT },
+	{ "q-lora", 1, NULL, O_QLORA }, { "kv-lora", 1, NULL, O_KVLORA },
+	{ "v-head-dim", 1, NULL, O_VDIM },
+	{ "expert-groups", 1, NULL, O_GROUPS },
+	{ "expert-groups-used", 1, NULL, O_GROUPSUSED },
 	{ "reasoning-budget", 1, NULL, O_RBUDGET },
 	{ "reasoning-format", 1, NULL, O_RFORMAT },
 	{ "verbose", 0, NULL, 'v' }, { "help", 0, NULL, 'h' },
@@ -300,9 +310,10 @@ static void launcher_opts(struct tp_opts *o)
 static void arch_shape(struct tp_opts *o, const int *given)
 {
 	struct tp_moe_config *e = &o->cfg.moe;
+	int ds = o->arch && !strcmp(o->arch, "deepseek2");
 	int moe = o->arch && (!strcmp(o->arch, "qwen3moe") ||
-			      !strcmp(o->arch, "glm4moe"));
-	int glm = o->arch && !strcmp(o->arch, "glm4moe");
+			      !strcmp(o->arch, "glm4moe") || ds);
+	int glm = (o->arch && !strcmp(o->arch, "glm4moe")) || ds;
 
 	e->experts = given[0] >= 0 ? given[0] : moe ? 64 : 0;
 	e->used = given[1] >= 0 ? given[1] : e->experts ?
@@ -310,9 +321,20 @@ static void arch_shape(struct tp_opts *o, const int *given)
 	e->ffn = given[2] >= 0 ? given[2] : e->experts ? o->cfg.dim : 0;
 	e->shared = given[3] >= 0 ? given[3] : glm ? 1 : 0;
 	e->dense_layers = given[4] >= 0 ? given[4] : glm ? 1 : 0;
-	o->cfg.nextn_layers = given[5] >= 0 ? given[5] : glm ? 1 : 0;
+	o->cfg.nextn_layers = given[5] >= 0 ? given[5] : glm && !ds ? 1 : 0;
 	o->cfg.rot_dim = given[6] >= 0 ? given[6] : glm ?
 			 o->cfg.head_dim / 2 : o->cfg.head_dim;
+	/* deepseek2: --head-dim is a query's and key's, --rope-dim of it
+	 * rotated, the rest (nope) as wide as a value; a latent 4x that */
+	if (ds) {
+		int nope = o->cfg.head_dim - o->cfg.rot_dim;
+
+		o->cfg.mla.v_dim = given[10] >= 0 ? given[10] : nope;
+		o->cfg.mla.kv_lora = given[9] >= 0 ? given[9] : 4 * nope;
+		o->cfg.mla.q_lora = given[8] >= 0 ? given[8] : 0;
+	} else if (given[8] >= 0 || given[9] >= 0 || given[10] >= 0) {
+		bad("%s", "--q-lora, --kv-lora and --v-head-dim are deepseek2's");
+	}
 	/* qwen3moe's files say feed_forward_length = ffn x used; its
 	 * dense MLP has no layer to be in */
 	if (!strcmp(o->arch ? o->arch : "", "qwen3moe") && !given[7])
@@ -322,7 +344,7 @@ static void arch_shape(struct tp_opts *o, const int *given)
 void tp_opts_parse(struct tp_opts *o, int argc, char **argv)
 {
 	int c, head_dim = 0, sseed = 0, shape = 0, ffn_given = 0;
-	int given[8] = { -1, -1, -1, -1, -1, -1, -1, 0 };
+	int given[11] = { -1, -1, -1, -1, -1, -1, -1, 0, -1, -1, -1 };
 
 	memset(o, 0, sizeof(*o));
 	if (argc > 1 && !strcmp(argv[1], "serve")) {
@@ -394,6 +416,11 @@ void tp_opts_parse(struct tp_opts *o, int argc, char **argv)
 		case O_DENSE: given[4] = (int)num(optarg, 0, 4096, "--dense-layers"); shape = 1; break;
 		case O_NEXTN: given[5] = (int)num(optarg, 0, 16, "--nextn-layers"); shape = 1; break;
 		case O_ROTDIM: given[6] = (int)num(optarg, 2, 4096, "--rope-dim"); shape = 1; break;
+		case O_QLORA: given[8] = (int)num(optarg, 0, 1 << 16, "--q-lora"); shape = 1; break;
+		case O_KVLORA: given[9] = (int)num(optarg, 1, 1 << 16, "--kv-lora"); shape = 1; break;
+		case O_VDIM: given[10] = (int)num(optarg, 1, 4096, "--v-head-dim"); shape = 1; break;
+		case O_GROUPS: o->cfg.moe.groups = (int)num(optarg, 0, 1024, "--expert-groups"); shape = 1; break;
+		case O_GROUPSUSED: o->cfg.moe.groups_used = (int)num(optarg, 0, 1024, "--expert-groups-used"); shape = 1; break;
 		case O_RBUDGET: o->reasoning_budget = (int)num(optarg, -1, 0, "--reasoning-budget"); break;
 		case O_RFORMAT:
 			if (!strcmp(optarg, "none"))

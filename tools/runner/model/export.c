@@ -73,7 +73,8 @@ void tp_export_config(struct gguf_writer *gw, const char *arch,
 	gguf_writer_u32(gw, KEY("attention.head_count"), (uint32_t)c->heads);
 	gguf_writer_u32(gw, KEY("attention.head_count_kv"),
 			(uint32_t)c->kv_heads);
-	if (c->head_dim != c->dim / c->heads) {
+	/* latent attention writes its own (arch/deepseek2.c) */
+	if (c->head_dim != c->dim / c->heads && !c->mla.kv_lora) {
 		gguf_writer_u32(gw, KEY("attention.key_length"),
 				(uint32_t)c->head_dim);
 		gguf_writer_u32(gw, KEY("attention.value_length"),

@@ -13,6 +13,7 @@
 #include "kernels/vector.h"
 #include "model/arch.h"
 #include "model/model.h"
+#include "model/mla.h"
 #include "model/moe.h"
 
 int tp_model_init(struct tp_model *m, const struct tp_weights *w, int ctx,
@@ -30,8 +31,18 @@ int tp_model_init(struct tp_model *m, const struct tp_weights *w, int ctx,
 	m->ctx = ctx;
 	m->max_batch = max_batch;
 	kvd = (size_t)m->nkv * hd;
-	m->kcache = tp_alloc_pages((size_t)c->layers * ctx * kvd * sizeof(float));
-	m->vcache = tp_alloc_pages((size_t)c->layers * ctx * kvd * sizeof(float));
+	if (c->mla.kv_lora) {
+		/* the latent and the RoPE key of each token: no V cache */
+		size_t lat = (size_t)c->mla.kv_lora + c->rot_dim;
+
+		m->kcache = tp_alloc_pages((size_t)c->layers * ctx * lat *
+					   sizeof(float));
+	} else {
+		m->kcache = tp_alloc_pages((size_t)c->layers * ctx * kvd *
+					   sizeof(float));
+		m->vcache = tp_alloc_pages((size_t)c->layers * ctx * kvd *
+					   sizeof(float));
+	}
 	m->x = tp_calloc(b * c->dim, sizeof(float));
 	m->xb = tp_calloc(b * c->dim, sizeof(float));
 	m->part = tp_calloc(b * c->dim, sizeof(float));
@@ -46,6 +57,7 @@ int tp_model_init(struct tp_model *m, const struct tp_weights *w, int ctx,
 	m->rope = tp_calloc((size_t)c->rot_dim, sizeof(float));
 	m->logits = tp_calloc((size_t)c->vocab, sizeof(float));
 	tp_moe_init(m);
+	tp_mla_init(m);
 	return 0;
 }
 
@@ -66,6 +78,7 @@ void tp_model_free(struct tp_model *m)
 	free(m->rope);
 	free(m->logits);
 	tp_moe_free(m);
+	tp_mla_free(m);
 	memset(m, 0, sizeof(*m));
 }
 

@@ -271,6 +271,43 @@ int tp_gguf_experts(struct tp_gguf_load *L, const char *fmt, int layer,
 	return 0;
 }
 
+int tp_gguf_slabs(struct tp_gguf_load *L, const char *fmt, int layer,
+		  int n2, int s0, int s1, int rows, int cols,
+		  struct tp_mat *out)
+{
+	const struct gguf_tensor *t;
+	size_t stride, nr = (size_t)rows;
+	char name[96];
+	char *data;
+	int i;
+
+	snprintf(name, sizeof(name), fmt, layer);
+	t = gguf_find_tensor(&L->g, name);
+	if (!t)
+		return tp_gguf_bad(L, "tensor %s is missing", name);
+	if (t->ndims > 3 || t->ne[0] != (uint64_t)cols ||
+	    t->ne[1] != (uint64_t)rows || t->ne[2] != (uint64_t)n2)
+		return tp_gguf_bad(L, "tensor %s is %llu x %llu x %llu (%u-D), expected %d x %d x %d",
+				   name, (unsigned long long)t->ne[0],
+				   (unsigned long long)t->ne[1],
+				   (unsigned long long)t->ne[2], t->ndims, cols,
+				   rows, n2);
+	stride = tp_type_bytes((enum tp_type)t->type, (size_t)cols);
+	data = tp_weights_alloc(L->w, (size_t)(s1 - s0) * nr * stride);
+	if (s1 > s0 && read_slabs(L, t, name, s0, s1 - s0, rows, 0, rows,
+				  stride, 0, stride, data))
+		return -1;
+	for (i = 0; i < s1 - s0; i++) {
+		out[i] = (struct tp_mat){
+			.type = (enum tp_type)t->type, .rows = rows,
+			.cols = cols, .stride = stride,
+			.data = data + (size_t)i * nr * stride,
+		};
+		tp_mat_interleave(&out[i]);
+	}
+	return 0;
+}
+
 int tp_gguf_vector(struct tp_gguf_load *L, const char *fmt, int layer, int n,
 		   const float **out)
 {
@@ -354,7 +391,8 @@ int tp_gguf_read_config(struct tp_gguf_load *L, struct tp_config *c)
 	    tp_gguf_int(L, tp_gguf_key(L, "attention.value_length"),
 			c->head_dim, &vlen))
 		return -1;
-	if (vlen != c->head_dim)
+	/* latent attention's widths are its architecture's to check */
+	if (vlen != c->head_dim && !c->mla.kv_lora)
 		return tp_gguf_bad(L, "%s is %d where the key length is %d: values of another width than keys are not supported",
 				   L->key, vlen, c->head_dim);
 	/*

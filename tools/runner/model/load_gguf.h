@@ -92,6 +92,14 @@ int tp_gguf_matrix(struct tp_gguf_load *L, const char *fmt, int layer,
 int tp_gguf_experts(struct tp_gguf_load *L, const char *fmt, int layer,
 		    int rows, int cols, int r0, int r1, int c0, int c1,
 		    struct tp_mat *out);
+/*
+ * Matrices S0..S1-1 of the 3-D tensor named FMT (COLS x ROWS x N2, one
+ * after another: a head's of DeepSeek's attn_k_b) whole into OUT[].
+ * Refused, naming the tensor, when its shape is not that.
+ */
+int tp_gguf_slabs(struct tp_gguf_load *L, const char *fmt, int layer,
+		  int n2, int s0, int s1, int rows, int cols,
+		  struct tp_mat *out);
 /* The N-vector named FMT (%d: LAYER) as F32 (norms are small, may be
  * F16); from element R0 on, for a rank's rows of a bias. */
 int tp_gguf_vector(struct tp_gguf_load *L, const char *fmt, int layer,

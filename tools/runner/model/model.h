@@ -56,6 +56,13 @@ struct tp_config {
 		int groups, groups_used;	/* group-limited routing, or 0 */
 		int split;	/* enum tp_expert_split: across the ranks */
 	} moe;
+	/* multi-head latent attention (deepseek2, model/mla.h): then
+	 * head_dim is a query's and key's width (nope + rot_dim), kv_heads 1 */
+	struct tp_mla_config {
+		int kv_lora;	/* the latent's width (0: no MLA) */
+		int q_lora;	/* attn_q_a's rank, or 0: a plain attn_q */
+		int v_dim;	/* a value head's width */
+	} mla;
 };
 
 /* How a router turns its logits into the experts' probabilities. */
@@ -178,8 +185,22 @@ struct tp_moe_weights {
 					   shared.wgate.data NULL */
 };
 
+/* Multi-head latent attention (mla.h): this rank's heads. */
+struct tp_mla_weights {
+	const float *norm;		/* dim */
+	struct tp_mat wq;		/* local heads x head_dim rows, or */
+	struct tp_mat wq_a, wq_b;	/* q_lora x dim (whole); local rows */
+	const float *q_a_norm;		/* q_lora */
+	struct tp_mat wkv_a;		/* (kv_lora + rot_dim) x dim, whole */
+	const float *kv_a_norm;		/* kv_lora */
+	struct tp_mat *k_b;		/* per local head: kv_lora x nope */
+	struct tp_mat *v_b;		/* per local head: v_dim x kv_lora */
+	struct tp_mat wo;		/* dim x local heads x v_dim */
+};
+
 struct tp_layer {
 	struct tp_attn_weights attn;
+	struct tp_mla_weights mla;	/* kv_a_norm NULL: not MLA */
 	struct tp_ffn_weights ffn;
 	struct tp_moe_weights moe;	/* router.data NULL: a dense layer */
 };
@@ -243,6 +264,7 @@ int tp_embed_row(const struct tp_weights *w, int token, float *out);
 int tp_head_logits(struct tp_model *m, struct tp_ar *ar);
 
 struct tp_moe_buf;
+struct tp_mla_buf;
 
 struct tp_model {
 	const struct tp_weights *w;
@@ -253,6 +275,7 @@ struct tp_model {
 	float *x, *xb, *q, *k, *v, *att, *part, *g, *u, *scores, *rope;
 	float *logits;		/* vocab, of the last token of a forward */
 	struct tp_moe_buf *moe;	/* MoE layers' working memory (moe.c) */
+	struct tp_mla_buf *mla;	/* latent attention's (mla.c) */
 };
 
 /* The working memory for CTX positions, batches of MAX_BATCH (forward.c). */

@@ -172,7 +172,9 @@ int tp_shard_plan(const struct tp_config *c, const struct tp_shard_cost *k,
 		  int rank, int nranks, struct tp_shard *s, char *err,
 		  size_t errlen)
 {
-	int group = c->heads / c->kv_heads, hd = c->head_dim, p;
+	/* a head's columns of the attention output: its value's width */
+	int group = c->heads / c->kv_heads, p;
+	int hd = c->mla.kv_lora ? c->mla.v_dim : c->head_dim;
 	int hu = tp_block_items(hd, k->o_block), fu = k->down_block;
 	long heads[TP_MAX_RANKS] = { 0 }, cols[TP_MAX_RANKS] = { 0 }, H, F, b, e;
 	uint64_t base[TP_MAX_RANKS] = { 0 }, per_col;

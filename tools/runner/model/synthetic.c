@@ -37,6 +37,8 @@ float tp_synth_value(const struct tp_config *c, uint64_t seed, int tensor,
 	case TP_T_FFN_NORM:
 	case TP_T_Q_NORM:
 	case TP_T_K_NORM:
+	case TP_T_Q_A_NORM:
+	case TP_T_KV_A_NORM:
 		return 1.0f + 0.25f * u;
 	case TP_T_Q_BIAS:
 	case TP_T_K_BIAS:
@@ -56,7 +58,14 @@ int tp_synth_cols(const struct tp_config *c, int t)
 {
 	switch (t) {
 	case TP_T_O:
-		return c->heads * c->head_dim;
+		return c->heads * (c->mla.kv_lora ? c->mla.v_dim :
+				   c->head_dim);
+	case TP_T_Q_B:
+		return c->mla.q_lora;
+	case TP_T_K_B:
+		return c->head_dim - c->rot_dim;
+	case TP_T_V_B:
+		return c->mla.kv_lora;
 	case TP_T_DOWN:
 		return c->ffn;
 	case TP_T_DOWN_EXPS:

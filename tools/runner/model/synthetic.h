@@ -26,6 +26,10 @@ enum tp_tensor_id {
 	TP_T_DOWN_EXPS, TP_T_GATE_SHEXP, TP_T_UP_SHEXP, TP_T_DOWN_SHEXP,
 	/* GLM-4.5's multi-token prediction layer (exported, never run) */
 	TP_T_NEXTN_EH_PROJ,
+	/* DeepSeek's latent attention (k_b, v_b: a 3-D tensor, head h's row
+	 * r is row h x rows + r) */
+	TP_T_Q_A, TP_T_Q_A_NORM, TP_T_Q_B, TP_T_KV_A, TP_T_KV_A_NORM,
+	TP_T_K_B, TP_T_V_B,
 };
 
 /* The value of element (row, col) of a synthetic tensor (full shape). */

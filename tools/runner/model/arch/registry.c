@@ -19,6 +19,7 @@ static const struct tp_arch *const archs[] = {
 	&tp_arch_qwen3,
 	&tp_arch_qwen3moe,
 	&tp_arch_glm4moe,
+	&tp_arch_deepseek2,
 };
 
 #define NARCHS ((int)(sizeof(archs) / sizeof(archs[0])))
@@ -52,7 +53,7 @@ static const struct tp_arch *synth_arch(const char *name,
 
 	if (!a || !a->synth_layer) {
 		snprintf(err, errlen, "architecture '%s' has no synthetic models (%s)",
-			 name, "llama, qwen3, qwen3moe and glm4moe have");
+			 name, "llama, qwen3, qwen3moe, glm4moe and deepseek2 have");
 		return NULL;
 	}
 	if (a->moe != (c->moe.experts > 0)) {

@@ -19,6 +19,7 @@ extern const struct tp_arch tp_arch_qwen2;
 extern const struct tp_arch tp_arch_qwen3;
 extern const struct tp_arch tp_arch_qwen3moe;
 extern const struct tp_arch tp_arch_glm4moe;
+extern const struct tp_arch tp_arch_deepseek2;
 
 /* The architecture NAME (NULL: llama), or NULL when there is none. */
 const struct tp_arch *tp_arch_find(const char *name);
