@@ -125,15 +125,21 @@ unit-tests:
 
 # tprun against llama.cpp (tests/llama-ref, installed by `make deps`):
 # the same prompt tokens and greedy tokens for every exported weight type,
-# over 1, 2 and 4 ranks (TCP on the host).
-.PHONY: llama-ref
+# over 1, 2 and 4 ranks (TCP on the host; the types of issues 41 and 42
+# over 1 and 4 in `make check`, all three with llama-ref-full).
+.PHONY: llama-ref llama-ref-full
 llama-ref: runner
 	tests/llama-ref/compare.sh --save-ref build/llama-ref
+llama-ref-full: runner
+	tests/llama-ref/compare.sh --save-ref build/llama-ref --newer-ranks '1 2 4'
 
-# The compute table alone (tprun against llama.cpp, host only).
-.PHONY: bench-compute
+# The compute table alone (tprun against llama.cpp, host only); that of
+# the weight types of issues 41 and 42.
+.PHONY: bench-compute bench-compute-types
 bench-compute: runner
 	tests/llama-ref/bench-compute.sh
+bench-compute-types: runner
+	tests/llama-ref/bench-compute.sh --shapes small --types newer --threads 1
 
 print-%:
 	@echo $($*)
@@ -201,6 +207,7 @@ bench: deps
 	$(MAKE) bench-run
 bench-run: all test-progs
 	tests/llama-ref/bench-compute.sh
+	tests/llama-ref/bench-compute.sh --shapes small --types newer --threads 1
 	tests/host/bench-tprun-memory.sh $(BUILD)/bench-memory
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/bench/kcopy modules
 	TBRDMA_SELFTEST_DIR=$(CURDIR)/tests/bench tests/vm/run-vm.sh --timeout 5400

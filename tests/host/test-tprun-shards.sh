@@ -21,7 +21,7 @@ shape=(--dim 1024 --layers 2 --heads 16 --kv-heads 4 --ffn 2816 --vocab 1024)
 gen=(--transport tcp --threads 1 --prompt-len 8 --json --logits --seed 7)
 T=12
 # every type the exporter takes, from tprun's help
-types=$("$tprun" --help 2>&1 | sed -n 's/.*--wtype \([a-z0-9_|]*\).*/\1/p' | head -1 | tr '|' ' ')
+types=$("$tprun" --help 2>&1 | tr '\n' ' ' | sed -n 's/.*(T: \([a-z0-9_ ]*\)).*/\1/p' | tr -s ' ')
 [[ -n $types ]] || { echo "Bail out! no --wtype list in tprun --help"; exit 1; }
 
 # run NAME N MODEL TOKENS — tprun on N ranks; its JSON in $tmp/NAME.json

@@ -14,6 +14,10 @@
 #                    [--threads '1 N'] [--reps 3] [--prompt P] [--tokens T]
 #                    [--models DIR]
 #
+# --types newer: the twelve types of issues 41 and 42 (Q2_K, Q3_K, IQ4_NL,
+# IQ4_XS, MXFP4, IQ1_S, IQ1_M, IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S);
+# `make bench` measures them on the small shape at 1 thread.
+#
 # Shapes (Llama, vocab 32000, 32 heads, 4 K/V heads, dim 2048, ffn 5632):
 # small has 8 layers (0.48 B parameters), tinyllama 22 (TinyLlama-1.1B).
 set -uo pipefail
@@ -41,6 +45,8 @@ while [ $# -gt 0 ]; do
 	   exit 2 ;;
 	esac
 done
+[ "$types" = newer ] &&
+	types="q2_k q3_k iq4_nl iq4_xs mxfp4 iq1_s iq1_m iq2_xxs iq2_xs iq2_s iq3_xxs iq3_s"
 if [ -x "$here/runtime/node_modules/.bin/node" ]; then
 	PATH=$here/runtime/node_modules/.bin:$PATH
 fi
@@ -130,7 +136,7 @@ def med(v, i):
 P, T, reps = sys.argv[2:5]
 print("Compute against llama.cpp: prompt %s tokens, %d decoded, medians of %s alternating rounds (tokens/s)"
       % (P, int(T) - 1, reps))
-print("%-9s %-5s %-10s | %8s %8s %6s | %8s %8s %6s" % ("shape", "type", "threads",
+print("%-9s %-7s %-10s | %8s %8s %6s | %8s %8s %6s" % ("shape", "type", "threads",
       "prefill", "llama", "ratio", "decode", "llama", "ratio"))
 for key in order:
     r = rows[key]
@@ -140,6 +146,6 @@ for key in order:
             continue
         tp, td = med(r[eng], 0), med(r[eng], 1)
         th = "%d" % key[2] if eng == "tprun" else "%dx1 TCP" % key[2]
-        print("%-9s %-5s %-10s | %8.2f %8.2f %5.2fx | %8.2f %8.2f %5.2fx" %
+        print("%-9s %-7s %-10s | %8.2f %8.2f %5.2fx | %8.2f %8.2f %5.2fx" %
               (key[0], key[1], th, tp, lp, tp / lp, td, ld, td / ld))
 PY

@@ -225,8 +225,8 @@ static void test_malformed(void)
 		    "7777 dimensions");
 	parse_fails(&(struct spec){ .dim0 = 1ull << 45 }, "too large",
 		    "dimension of 2^45");
-	parse_fails(&(struct spec){ .type0 = 10 }, "q2_K, which tprun does not support",
-		    "q2_K tensor");
+	parse_fails(&(struct spec){ .type0 = 34 }, "tq1_0, which tprun does not support",
+		    "tq1_0 tensor");
 	parse_fails(&(struct spec){ .type0 = 200 }, "unknown type 200",
 		    "tensor type 200");
 	parse_fails(&(struct spec){ .off1 = 64 }, "beyond the end",

@@ -19,11 +19,14 @@
 #include "kernels/kernels.h"
 #include "kernels/matmul.h"
 #include "kernels/quant.h"
+#include "runner_blocks.h"
 #include "tap.h"
 
 static const enum tp_type types[] = {
 	TP_F32, TP_F16, TP_BF16, TP_Q8_0, TP_Q4_0, TP_Q4_1, TP_Q5_0,
-	TP_Q5_1, TP_Q4_K, TP_Q5_K, TP_Q6_K,
+	TP_Q5_1, TP_Q4_K, TP_Q5_K, TP_Q6_K, TP_Q2_K, TP_Q3_K, TP_IQ4_NL,
+	TP_IQ4_XS, TP_MXFP4, TP_IQ1_S, TP_IQ1_M, TP_IQ2_XXS, TP_IQ2_XS,
+	TP_IQ2_S, TP_IQ3_XXS, TP_IQ3_S,
 };
 #define NTYPES (int)(sizeof(types) / sizeof(types[0]))
 
@@ -37,6 +40,21 @@ static float frand(void)
 	return (float)((rng >> 11) * 0x1p-53 * 2 - 1);
 }
 
+static uint32_t rand32(void)
+{
+	frand();
+	return (uint32_t)(rng >> 32);
+}
+
+/* The newer block types, whose tests also take random valid blocks */
+static int newer(enum tp_type t)
+{
+	return t == TP_Q2_K || t == TP_Q3_K || t == TP_IQ4_NL ||
+	       t == TP_IQ4_XS || t == TP_MXFP4 || t == TP_IQ1_S ||
+	       t == TP_IQ1_M || t == TP_IQ2_XXS || t == TP_IQ2_XS ||
+	       t == TP_IQ2_S || t == TP_IQ3_XXS || t == TP_IQ3_S;
+}
+
 static int is_float(enum tp_type t)
 {
 	return t == TP_F32 || t == TP_F16 || t == TP_BF16;
@@ -48,10 +66,12 @@ static const int lengths_q[] = { 256, 512, 2048, 5632 };
 static const int lengths_32[] = { 96, 2080, 2048, 5664 };
 static const int lengths_f[] = { 8, 37, 256, 1000, 2048, 5641 };
 
-/* W (row of N of T from floats with a spread of magnitudes), X converted */
+/* W (row of N of T from floats with a spread of magnitudes; for the
+ * newer types every other call random valid blocks), X converted */
 static void make_inputs(enum tp_type t, int n, void *w, void *act, float *wf,
 			float *xf)
 {
+	static int calls;
 	int i;
 
 	for (i = 0; i < n; i++) {
@@ -59,7 +79,10 @@ static void make_inputs(enum tp_type t, int n, void *w, void *act, float *wf,
 		xf[i] = frand() * (i % 97 == 0 ? 20.0f : 1.0f);
 		wf[i] = frand() * 0.1f;
 	}
-	tp_row_from_f32(t, wf, w, (size_t)n);
+	if (newer(t) && calls++ % 2)
+		random_blocks(t, w, n / tp_type_block(t), rand32);
+	else
+		tp_row_from_f32(t, wf, w, (size_t)n);
 	tp_act_convert(tp_act_for(t), xf, act, n);
 }
 

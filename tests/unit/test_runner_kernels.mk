@@ -8,5 +8,6 @@ test_runner_kernels_SRCS := $(addprefix $(RUNNER_DIR)/, \
 	kernels/float16.c kernels/types.c kernels/vector.c \
 	kernels/quant.c kernels/matmul.c kernels/dispatch.c kernels/act.c \
 	kernels/generic.c kernels/avx2.c kernels/avx512.c)
+test_runner_kernels_SRCS += $(addprefix $(RUNNER_DIR)/,$(RUNNER_QTYPES) $(RUNNER_SIMD))
 test_runner_kernels_CFLAGS := -I$(RUNNER_DIR) -ffp-contract=off -D_GNU_SOURCE -pthread
 test_runner_kernels_LDLIBS := -lm -pthread

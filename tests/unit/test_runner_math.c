@@ -91,7 +91,7 @@ static void test_q8_0(void)
 	   (double)err);
 	ok(tp_type_bytes(TP_Q8_0, 64) == 68 && tp_type_bytes(TP_F16, 3) == 6 &&
 	   tp_type_bytes(TP_F32, 3) == 12 && tp_type_block(TP_Q8_0) == 32 &&
-	   tp_type_block(TP_F32) == 1 && !tp_type_name((enum tp_type)10),
+	   tp_type_block(TP_F32) == 1 && !tp_type_name((enum tp_type)34),
 	   "type sizes, blocks, names");
 }
 

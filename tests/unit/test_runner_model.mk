@@ -15,5 +15,6 @@ test_runner_model_SRCS := $(addprefix $(RUNNER_DIR)/, \
 	model/ffn.c model/forward.c model/synthetic.c model/load_gguf.c \
 	model/vocab_ends.c model/export.c \
 	model/arch/llama.c model/arch/qwen2.c model/arch/registry.c)
+test_runner_model_SRCS += $(addprefix $(RUNNER_DIR)/,$(RUNNER_QTYPES) $(RUNNER_SIMD))
 test_runner_model_CFLAGS := -I$(RUNNER_DIR) -ffp-contract=off -D_GNU_SOURCE -pthread
 test_runner_model_LDLIBS := -lm -pthread

@@ -10,5 +10,6 @@ test_runner_oai_SRCS := $(addprefix $(RUNNER_DIR)/, \
 	text/chat_template.c text/tokenizer.c text/tokenizer_gguf.c \
 	text/pretokenizer.c text/utf8.c text/tokenizer_synth.c \
 	cmd/openai.c cmd/job_queue.c)
+test_runner_oai_SRCS += $(addprefix $(RUNNER_DIR)/,$(RUNNER_QTYPES))
 test_runner_oai_LDLIBS := -ljson-c -lm -pthread
 test_runner_oai_CFLAGS := -I$(RUNNER_DIR) -ffp-contract=off -D_GNU_SOURCE -pthread

@@ -9,5 +9,6 @@ test_runner_tokenizer_SRCS := $(addprefix $(RUNNER_DIR)/, \
 	gguf/reader.c gguf/writer.c \
 	text/tokenizer.c text/tokenizer_gguf.c text/pretokenizer.c \
 	text/utf8.c text/tokenizer_synth.c)
+test_runner_tokenizer_SRCS += $(addprefix $(RUNNER_DIR)/,$(RUNNER_QTYPES))
 test_runner_tokenizer_LDLIBS := -lm
 test_runner_tokenizer_CFLAGS := -I$(RUNNER_DIR) -ffp-contract=off -D_GNU_SOURCE

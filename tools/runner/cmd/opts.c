@@ -38,10 +38,11 @@ static const char usage[] =
 "Model (one of):\n"
 "  --synthetic              seeded random weights of the shape below (default)\n"
 "    --seed S --dim D --layers L --heads H --kv-heads K --ffn F --vocab V\n"
-"    --head-dim N --wtype f32|f16|bf16|q8_0|q4_0|q4_1|q5_0|q5_1|q4_k|q5_k|q6_k\n"
-"    --rope-base B --eps E\n"
-"  --model FILE.gguf        GGUF file, llama architecture (f32/f16/bf16/q8_0/\n"
-"                           q4_0/q4_1/q5_0/q5_1/q4_k/q5_k/q6_k)\n"
+"    --head-dim N --wtype T --rope-base B --eps E\n"
+"                           (T: f32 f16 bf16 q8_0 q4_0 q4_1 q5_0 q5_1 q4_k\n"
+"                           q5_k q6_k q2_k q3_k iq4_nl iq4_xs mxfp4 iq1_s\n"
+"                           iq1_m iq2_xxs iq2_xs iq2_s iq3_xxs iq3_s)\n"
+"  --model FILE.gguf        GGUF file, llama architecture, tensors in those types\n"
 "  --export-gguf FILE       write the synthetic model as GGUF and exit\n"
 "    --tied                 ... without output.weight (tied embeddings)\n"
 "\n"
@@ -148,15 +149,18 @@ static size_t *parse_sizes(const char *s, int *n)
 
 static enum tp_type parse_type(const char *s)
 {
-	static const enum tp_type all[] = { TP_F32, TP_F16, TP_BF16, TP_Q8_0,
-					    TP_Q4_0, TP_Q4_1, TP_Q5_0, TP_Q5_1,
-					    TP_Q4_K, TP_Q5_K, TP_Q6_K };
+	static const enum tp_type all[] = {
+		TP_F32, TP_F16, TP_BF16, TP_Q8_0, TP_Q4_0, TP_Q4_1, TP_Q5_0,
+		TP_Q5_1, TP_Q4_K, TP_Q5_K, TP_Q6_K, TP_Q2_K, TP_Q3_K,
+		TP_IQ4_NL, TP_IQ4_XS, TP_MXFP4, TP_IQ1_S, TP_IQ1_M, TP_IQ2_XXS,
+		TP_IQ2_XS, TP_IQ2_S, TP_IQ3_XXS, TP_IQ3_S,
+	};
 	size_t i;
 
 	for (i = 0; i < sizeof(all) / sizeof(all[0]); i++)
 		if (!strcmp(s, tp_type_name(all[i])))
 			return all[i];
-	bad("unknown weight type '%s' (f32, f16, bf16, q8_0, q4_0, q4_1, q5_0, q5_1, q4_k, q5_k, q6_k)", s);
+	bad("unknown weight type '%s' (" TP_TYPE_NAMES ")", s);
 }
 
 static int *parse_ids(const char *s, int *n)

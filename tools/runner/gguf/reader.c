@@ -186,7 +186,8 @@ const char *gguf_ggml_type_name(uint32_t t)
 		"q8_0", "q8_1", "q2_K", "q3_K", "q4_K", "q5_K", "q6_K", "q8_K",
 		"iq2_xxs", "iq2_xs", "iq3_xxs", "iq1_s", "iq4_nl", "iq3_s",
 		"iq2_s", "iq4_xs", "i8", "i16", "i32", "i64", "f64", "iq1_m",
-		"bf16", NULL, NULL, NULL, "tq1_0", "tq2_0",
+		"bf16", NULL, NULL, NULL, "tq1_0", "tq2_0", NULL, NULL, NULL,
+		"mxfp4", "nvfp4", "q1_0", "q2_0",
 	};
 
 	return t < sizeof(names) / sizeof(names[0]) ? names[t] : NULL;
@@ -227,7 +228,7 @@ static int rd_tensor(struct cur *c, struct gguf_tensor *t, uint64_t idx)
 		const char *tn = gguf_ggml_type_name(t->type);
 
 		if (tn)
-			return fail(c, "tensor '%s' has type %s, which tprun does not support (f32, f16, bf16, q8_0, q4_0, q4_1, q5_0, q5_1, q4_k, q5_k, q6_k)",
+			return fail(c, "tensor '%s' has type %s, which tprun does not support (" TP_TYPE_NAMES ")",
 				    name, tn);
 		return fail(c, "tensor '%s' has unknown type %u", name,
 			    t->type);

@@ -2,8 +2,9 @@
 /*
  * Activations converted for a weight type's dot product, as llama.cpp's
  * CPU backend feeds them: F16 and BF16 weights multiply activations
- * rounded to F16 and BF16; Q8_0, Q4_0 and Q5_0 weights, activations
- * quantised to Q8_0; Q4_1 and Q5_1, to Q8_1; the K-quants, to Q8_K.
+ * rounded to F16 and BF16; Q8_0, Q4_0, Q5_0, IQ4_NL and MXFP4 weights,
+ * activations quantised to Q8_0; Q4_1 and Q5_1, to Q8_1; the K-quants
+ * and the other IQ types (all of 256-element super-blocks), to Q8_K.
  */
 #include <math.h>
 #include <string.h>
@@ -19,13 +20,13 @@ enum tp_act tp_act_for(enum tp_type t)
 	case TP_BF16: return TP_ACT_BF16;
 	case TP_Q8_0:
 	case TP_Q4_0:
-	case TP_Q5_0: return TP_ACT_Q8_0;
+	case TP_Q5_0:
+	case TP_IQ4_NL:
+	case TP_MXFP4: return TP_ACT_Q8_0;
 	case TP_Q4_1:
 	case TP_Q5_1: return TP_ACT_Q8_1;
-	case TP_Q4_K:
-	case TP_Q5_K:
-	case TP_Q6_K: return TP_ACT_Q8_K;
-	default: return TP_ACT_F32;
+	default:
+		return tp_type_is_super(t) ? TP_ACT_Q8_K : TP_ACT_F32;
 	}
 }
 

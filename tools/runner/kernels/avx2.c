@@ -525,5 +525,8 @@ void tp_kernels_fill_avx2(struct tp_kernels *k)
 	k->rows4[TP_Q4_K] = rows4_q4_k;
 	k->rows4[TP_Q5_K] = rows4_q5_k;
 	k->rows4[TP_Q6_K] = rows4_q6_k;
+	tp_kernels_fill_avx2_kq23(k);
+	tp_kernels_fill_avx2_iq4(k);
+	tp_kernels_fill_avx2_iq(k);
 }
 #endif /* __x86_64__ */

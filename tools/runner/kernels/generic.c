@@ -54,6 +54,18 @@ QUANT_DOT(dot_q5_1, TP_Q5_1, TP_QK)
 QUANT_DOT(dot_q4_k, TP_Q4_K, TP_QK_K)
 QUANT_DOT(dot_q5_k, TP_Q5_K, TP_QK_K)
 QUANT_DOT(dot_q6_k, TP_Q6_K, TP_QK_K)
+QUANT_DOT(dot_q2_k, TP_Q2_K, TP_QK_K)
+QUANT_DOT(dot_q3_k, TP_Q3_K, TP_QK_K)
+QUANT_DOT(dot_iq4_nl, TP_IQ4_NL, TP_QK)
+QUANT_DOT(dot_iq4_xs, TP_IQ4_XS, TP_QK_K)
+QUANT_DOT(dot_mxfp4, TP_MXFP4, TP_QK)
+QUANT_DOT(dot_iq2_xxs, TP_IQ2_XXS, TP_QK_K)
+QUANT_DOT(dot_iq2_xs, TP_IQ2_XS, TP_QK_K)
+QUANT_DOT(dot_iq2_s, TP_IQ2_S, TP_QK_K)
+QUANT_DOT(dot_iq3_xxs, TP_IQ3_XXS, TP_QK_K)
+QUANT_DOT(dot_iq3_s, TP_IQ3_S, TP_QK_K)
+QUANT_DOT(dot_iq1_s, TP_IQ1_S, TP_QK_K)
+QUANT_DOT(dot_iq1_m, TP_IQ1_M, TP_QK_K)
 
 void tp_kernels_fill_generic(struct tp_kernels *k)
 {
@@ -76,4 +88,16 @@ void tp_kernels_fill_generic(struct tp_kernels *k)
 	k->dot[TP_Q4_K] = dot_q4_k;
 	k->dot[TP_Q5_K] = dot_q5_k;
 	k->dot[TP_Q6_K] = dot_q6_k;
+	k->dot[TP_Q2_K] = dot_q2_k;
+	k->dot[TP_Q3_K] = dot_q3_k;
+	k->dot[TP_IQ4_NL] = dot_iq4_nl;
+	k->dot[TP_IQ4_XS] = dot_iq4_xs;
+	k->dot[TP_MXFP4] = dot_mxfp4;
+	k->dot[TP_IQ2_XXS] = dot_iq2_xxs;
+	k->dot[TP_IQ2_XS] = dot_iq2_xs;
+	k->dot[TP_IQ2_S] = dot_iq2_s;
+	k->dot[TP_IQ3_XXS] = dot_iq3_xxs;
+	k->dot[TP_IQ3_S] = dot_iq3_s;
+	k->dot[TP_IQ1_S] = dot_iq1_s;
+	k->dot[TP_IQ1_M] = dot_iq1_m;
 }

@@ -29,9 +29,9 @@ enum tp_act {
 	TP_ACT_F32,	/* floats as they are (F32 weights) */
 	TP_ACT_F16,	/* floats rounded to F16 values (F16 weights) */
 	TP_ACT_BF16,	/* floats rounded to BF16 values (BF16 weights) */
-	TP_ACT_Q8_0,	/* Q8_0 blocks (Q8_0, Q4_0, Q5_0 weights) */
+	TP_ACT_Q8_0,	/* Q8_0 blocks (Q8_0, Q4_0, Q5_0, IQ4_NL, MXFP4) */
 	TP_ACT_Q8_1,	/* Q8_1 blocks (Q4_1, Q5_1) */
-	TP_ACT_Q8_K,	/* Q8_K super-blocks (Q4_K, Q5_K, Q6_K) */
+	TP_ACT_Q8_K,	/* Q8_K super-blocks (the K-quants, other IQ types) */
 };
 
 /* The dot product of a row of N weights and N activations (converted). */
@@ -55,7 +55,7 @@ typedef void tp_dot4_fn(const void *w, const void *act, size_t stride, int n,
 typedef void tp_rows4_fn(const void *w, size_t wstride, size_t bstride,
 			 const void *act, int n, float *out);
 
-#define TP_TYPE_SLOTS 31	/* enum tp_type's values are below this */
+#define TP_TYPE_SLOTS 40	/* enum tp_type's values are below this */
 
 struct tp_kernels {
 	enum tp_isa isa;
@@ -82,5 +82,10 @@ const char *tp_isa_name(enum tp_isa isa);
 void tp_kernels_fill_generic(struct tp_kernels *k);
 void tp_kernels_fill_avx2(struct tp_kernels *k);
 void tp_kernels_fill_avx512(struct tp_kernels *k);
+/* ... the newer block types' AVX2 kernels, called by fill_avx2 */
+void tp_kernels_fill_avx2_iq(struct tp_kernels *k);
+void tp_kernels_fill_avx2_kq23(struct tp_kernels *k);
+void tp_kernels_fill_avx2_iq4(struct tp_kernels *k);
+void tp_kernels_fill_avx512_iq4(struct tp_kernels *k);	/* by fill_avx512 */
 
 #endif /* TPRUN_KERNELS_H */

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "kernels/float16.h"
+#include "kernels/qtypes.h"
 #include "kernels/quant.h"
 
 static float h2f(uint16_t h)
@@ -165,7 +166,7 @@ size_t tp_quant_block_bytes(enum tp_type t)
 	case TP_Q4_K: return sizeof(struct tp_block_q4_k);
 	case TP_Q5_K: return sizeof(struct tp_block_q5_k);
 	case TP_Q6_K: return sizeof(struct tp_block_q6_k);
-	default: return 0;
+	default: return tp_qtype(t) ? tp_qtype(t)->block_bytes : 0;
 	}
 }
 
@@ -173,10 +174,17 @@ enum tp_type tp_type_for_cols(enum tp_type t, long cols)
 {
 	enum tp_type f;
 
-	if (!tp_type_is_k(t) || cols % TP_QK_K == 0)
+	if (!tp_type_is_super(t) || cols % TP_QK_K == 0)
 		return t;
-	f = t == TP_Q4_K ? TP_Q5_0 : t == TP_Q5_K ? TP_Q5_1 : TP_Q8_0;
-	return cols % TP_QK ? TP_F16 : f;
+	switch (t) {
+	case TP_Q4_K: f = TP_Q5_0; break;
+	case TP_Q5_K: f = TP_Q5_1; break;
+	case TP_Q6_K: f = TP_Q8_0; break;
+	case TP_Q2_K:
+	case TP_Q3_K: f = TP_Q4_0; break;
+	default: f = TP_IQ4_NL; break;	/* the IQ types of 256 */
+	}
+	return cols % TP_QK ? TP_F16 : f;	/* every fallback has blocks of 32 */
 }
 
 static void kquant_row(enum tp_type t, const float *x, void *row, size_t n);
@@ -188,6 +196,10 @@ void tp_quant_row(enum tp_type t, const float *x, void *row, size_t n)
 	char *y = row;
 	size_t b, bs = tp_quant_block_bytes(t);
 
+	if (tp_qtype(t)) {
+		tp_qtype(t)->quant(x, row, n);
+		return;
+	}
 	if (tp_type_is_k(t)) {
 		kquant_row(t, x, row, n);
 		return;
@@ -219,6 +231,10 @@ void tp_dequant_row(enum tp_type t, const void *row, float *out, size_t n)
 	int q[TP_QK], j, off;
 	float d, m;
 
+	if (tp_qtype(t)) {
+		tp_qtype(t)->dequant(row, out, n);
+		return;
+	}
 	if (tp_type_is_k(t)) {
 		kdequant_row(t, row, out, n);
 		return;
@@ -265,6 +281,8 @@ float tp_quant_dot(enum tp_type t, const void *row, const void *act, int nb)
 	int one = t == TP_Q4_1 || t == TP_Q5_1, q[TP_QK], b, j, off;
 	float s = 0, d, m;
 
+	if (tp_qtype(t))
+		return tp_qtype(t)->dot(row, act, nb);
 	if (tp_type_is_k(t))
 		return kdot(t, row, act, nb);
 	for (b = 0; b < nb; b++, p += bs) {
@@ -284,98 +302,6 @@ float tp_quant_dot(enum tp_type t, const void *row, const void *act, int nb)
 }
 
 /* ---- K-quants ---------------------------------------------------------- */
-
-/* Round to nearest, ties to even, as ggml's nearest_int (|f| < 2^22). */
-static inline int nearest(float f)
-{
-	float v = f + 12582912.0f;
-	int32_t i;
-
-	memcpy(&i, &v, sizeof(i));
-	return (i & 0x007fffff) - 0x00400000;
-}
-
-static inline int clampi(int v, int lo, int hi)
-{
-	return v < lo ? lo : v > hi ? hi : v;
-}
-
-/*
- * Scale and minimum of N values for quants 0..NMAX, weighted least
- * squares over NSTEP+1 trial scales around the min-max one (ggml's
- * make_qkx2_quants, squared error). Returns the scale; *NEG_MIN = -min.
- */
-static float fit_scale_min(int n, int nmax, const float *x, const float *w,
-			   uint8_t *L, float *neg_min, float rmin, float rdelta,
-			   int nstep)
-{
-	float mn = x[0], mx = x[0], sum_w = w[0], sum_x = sum_w * x[0];
-	float iscale, scale, best = 0;
-	uint8_t aux[32];
-	int i, is;
-
-	for (i = 1; i < n; i++) {
-		if (x[i] < mn)
-			mn = x[i];
-		if (x[i] > mx)
-			mx = x[i];
-		sum_w += w[i];
-		sum_x += w[i] * x[i];
-	}
-	if (mn > 0)
-		mn = 0;
-	if (mx == mn) {
-		memset(L, 0, (size_t)n);
-		*neg_min = -mn;
-		return 0;
-	}
-	iscale = (float)nmax / (mx - mn);
-	scale = 1 / iscale;
-	for (i = 0; i < n; i++) {
-		float diff;
-
-		L[i] = (uint8_t)clampi(nearest(iscale * (x[i] - mn)), 0, nmax);
-		diff = scale * L[i] + mn - x[i];
-		best += w[i] * (diff * diff);
-	}
-	for (is = 0; is <= nstep; is++) {
-		float sl = 0, sl2 = 0, sxl = 0, D;
-
-		iscale = (rmin + rdelta * (float)is + (float)nmax) / (mx - mn);
-		for (i = 0; i < n; i++) {
-			int l = clampi(nearest(iscale * (x[i] - mn)), 0, nmax);
-
-			aux[i] = (uint8_t)l;
-			sl += w[i] * (float)l;
-			sl2 += w[i] * (float)l * (float)l;
-			sxl += w[i] * (float)l * x[i];
-		}
-		D = sum_w * sl2 - sl * sl;
-		if (D > 0) {
-			float this_scale = (sum_w * sxl - sum_x * sl) / D;
-			float this_min = (sl2 * sum_x - sl * sxl) / D;
-			float err = 0;
-
-			if (this_min > 0) {
-				this_min = 0;
-				this_scale = sxl / sl2;
-			}
-			for (i = 0; i < n; i++) {
-				float diff = this_scale * aux[i] + this_min - x[i];
-
-				err += w[i] * (diff * diff);
-			}
-			if (err < best) {
-				memcpy(L, aux, (size_t)n);
-				best = err;
-				scale = this_scale;
-				mn = this_min;
-			}
-		}
-	}
-	*neg_min = -mn;
-	return scale;
-}
 
 /* The 6-bit scale and min of sub-block J of a Q4_K/Q5_K super-block. */
 static void scale_min(int j, const uint8_t *q, int *sc, int *m)
@@ -409,8 +335,8 @@ static void q45_k(const float *x, int nmax, float rmin, int nstep,
 		av = sqrtf(sum_x2 / 32);
 		for (l = 0; l < 32; l++)
 			w[l] = av + fabsf(xs[l]);
-		sc[j] = fit_scale_min(32, nmax, xs, w, L + 32 * j, &mins[j],
-				      rmin, 0.1f, nstep);
+		sc[j] = tp_fit_scale_min(32, nmax, xs, w, L + 32 * j, &mins[j],
+					 rmin, 0.1f, nstep, 0);
 		if (sc[j] > max_scale)
 			max_scale = sc[j];
 		if (mins[j] > max_min)
@@ -420,8 +346,8 @@ static void q45_k(const float *x, int nmax, float rmin, int nstep,
 	im = max_min > 0 ? 63.0f / max_min : 0;
 	memset(scales, 0, 12);
 	for (j = 0; j < 8; j++) {
-		uint8_t ls = (uint8_t)nearest(is * sc[j]);
-		uint8_t lm = (uint8_t)nearest(im * mins[j]);
+		uint8_t ls = (uint8_t)tp_nearest(is * sc[j]);
+		uint8_t lm = (uint8_t)tp_nearest(im * mins[j]);
 
 		ls = ls < 63 ? ls : 63;
 		lm = lm < 63 ? lm : 63;
@@ -446,7 +372,7 @@ static void q45_k(const float *x, int nmax, float rmin, int nstep,
 			continue;
 		dm = h2f(*dmin) * (float)m;
 		for (l = 0; l < 32; l++)
-			L[32 * j + l] = (uint8_t)clampi(nearest((x[32 * j + l] +
+			L[32 * j + l] = (uint8_t)tp_clampi(tp_nearest((x[32 * j + l] +
 								 dm) / d),
 							0, nmax);
 	}
@@ -502,7 +428,7 @@ static float fit_scale_sym(int n, int nmax, const float *x, int8_t *L)
 	}
 	iscale = (float)-nmax / mx;
 	for (i = 0; i < n; i++) {
-		int l = clampi(nearest(iscale * x[i]), -nmax, nmax - 1);
+		int l = tp_clampi(tp_nearest(iscale * x[i]), -nmax, nmax - 1);
 		float w = x[i] * x[i];
 
 		L[i] = (int8_t)(l + nmax);
@@ -517,7 +443,7 @@ static float fit_scale_sym(int n, int nmax, const float *x, int8_t *L)
 		iscale = -((float)nmax + 0.1f * (float)is) / mx;
 		sumlx = suml2 = 0;
 		for (i = 0; i < n; i++) {
-			int l = clampi(nearest(iscale * x[i]), -nmax, nmax - 1);
+			int l = tp_clampi(tp_nearest(iscale * x[i]), -nmax, nmax - 1);
 			float w = x[i] * x[i];
 
 			sumlx += w * x[i] * (float)l;
@@ -525,7 +451,7 @@ static float fit_scale_sym(int n, int nmax, const float *x, int8_t *L)
 		}
 		if (suml2 > 0 && sumlx * sumlx > best * suml2) {
 			for (i = 0; i < n; i++)
-				L[i] = (int8_t)(nmax + clampi(nearest(iscale *
+				L[i] = (int8_t)(nmax + tp_clampi(tp_nearest(iscale *
 								      x[i]),
 							      -nmax, nmax - 1));
 			scale = sumlx / suml2;
@@ -554,7 +480,7 @@ static void q6_k(const float *x, struct tp_block_q6_k *y)
 	iscale = -128.0f / max_scale;
 	y->d = tp_f32_to_f16(1 / iscale);
 	for (j = 0; j < 16; j++) {
-		int v = nearest(iscale * sc[j]);
+		int v = tp_nearest(iscale * sc[j]);
 
 		y->scales[j] = (int8_t)(v < 127 ? v : 127);
 	}
@@ -564,7 +490,7 @@ static void q6_k(const float *x, struct tp_block_q6_k *y)
 		if (d == 0)
 			continue;
 		for (l = 0; l < 16; l++)
-			L[16 * j + l] = (int8_t)(clampi(nearest(x[16 * j + l] / d),
+			L[16 * j + l] = (int8_t)(tp_clampi(tp_nearest(x[16 * j + l] / d),
 							-32, 31) + 32);
 	}
 	for (j = 0; j < 2; j++) {
@@ -689,7 +615,7 @@ void tp_act_q8_k(const float *x, struct tp_block_q8_k *y, int n)
 			continue;
 		iscale = -127.0f / mx;
 		for (j = 0; j < TP_QK_K; j++) {
-			int v = nearest(iscale * x[j]);
+			int v = tp_nearest(iscale * x[j]);
 
 			y[b].qs[j] = (int8_t)(v < 127 ? v : 127);
 			y[b].bsums[j / 16] += y[b].qs[j];

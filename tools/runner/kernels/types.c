@@ -55,16 +55,28 @@ const char *tp_type_name(enum tp_type t)
 	case TP_Q4_K: return "q4_k";
 	case TP_Q5_K: return "q5_k";
 	case TP_Q6_K: return "q6_k";
+	case TP_Q2_K: return "q2_k";
+	case TP_Q3_K: return "q3_k";
+	case TP_IQ4_NL: return "iq4_nl";
+	case TP_IQ4_XS: return "iq4_xs";
+	case TP_MXFP4: return "mxfp4";
+	case TP_IQ1_S: return "iq1_s";
+	case TP_IQ1_M: return "iq1_m";
+	case TP_IQ2_XXS: return "iq2_xxs";
+	case TP_IQ2_XS: return "iq2_xs";
+	case TP_IQ2_S: return "iq2_s";
+	case TP_IQ3_XXS: return "iq3_xxs";
+	case TP_IQ3_S: return "iq3_s";
 	}
 	return NULL;
 }
 
 int tp_type_block(enum tp_type t)
 {
-	if (tp_type_is_k(t))
+	if (tp_type_is_super(t))
 		return TP_QK_K;
 	return t == TP_Q8_0 || t == TP_Q4_0 || t == TP_Q4_1 || t == TP_Q5_0 ||
-	       t == TP_Q5_1 ? TP_QK8_0 : 1;
+	       t == TP_Q5_1 || t == TP_IQ4_NL || t == TP_MXFP4 ? TP_QK8_0 : 1;
 }
 
 size_t tp_type_bytes(enum tp_type t, size_t n)

@@ -4,9 +4,9 @@
  * architecture (llama's: model/arch/llama.c), tensors in the requested
  * type (norms stay F32, as in llama.cpp's files), with the synthetic
  * tokenizer. Loading it gives the same bits as the synthetic
- * weights of that type, which the tests use. A K-quant tensor whose rows
- * are not a multiple of 256 falls back to the type llama.cpp's quantizer
- * uses then (tp_type_for_cols), with a note on stderr.
+ * weights of that type, which the tests use. A tensor whose rows are not
+ * a multiple of the type's block falls back to the type llama.cpp's
+ * quantizer uses then (tp_type_for_cols), with a note on stderr.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +51,37 @@ void tp_export_tensor(struct tp_export *e, enum tp_type want,
 			   stride * (size_t)rows);
 }
 
+/* llama_ftype of a file whose matrices are all T ("MOSTLY_T") */
+static uint32_t file_type(enum tp_type t)
+{
+	switch (t) {
+	case TP_F32: return 0;
+	case TP_F16: return 1;
+	case TP_Q4_0: return 2;
+	case TP_Q4_1: return 3;
+	case TP_Q8_0: return 7;
+	case TP_Q5_0: return 8;
+	case TP_Q5_1: return 9;
+	case TP_Q2_K: return 10;
+	case TP_Q3_K: return 11;	/* Q3_K_S */
+	case TP_Q4_K: return 14;	/* Q4_K_S */
+	case TP_Q5_K: return 16;	/* Q5_K_S */
+	case TP_Q6_K: return 18;
+	case TP_IQ2_XXS: return 19;
+	case TP_IQ2_XS: return 20;
+	case TP_IQ3_XXS: return 23;
+	case TP_IQ1_S: return 24;
+	case TP_IQ4_NL: return 25;
+	case TP_IQ3_S: return 26;
+	case TP_IQ2_S: return 28;
+	case TP_IQ4_XS: return 30;
+	case TP_IQ1_M: return 31;
+	case TP_BF16: return 32;
+	case TP_MXFP4: return 38;	/* MXFP4_MOE */
+	}
+	return 0;
+}
+
 int tp_export_synthetic(const char *path, const struct tp_arch *arch,
 			const struct tp_config *c, uint64_t seed,
 			enum tp_type type, int tied, char *err, size_t errlen)
@@ -75,14 +106,7 @@ int tp_export_synthetic(const char *path, const struct tp_arch *arch,
 	e.gw = gguf_writer_new(GGUF_DEFAULT_ALIGNMENT);
 	gguf_writer_str(e.gw, "general.architecture", arch->name);
 	gguf_writer_str(e.gw, "general.name", "tprun synthetic");
-	/* llama_ftype: MOSTLY_Q5_0 is 8, Q5_1 9, Q8_0 7, Q4_K_S 14,
-	 * Q5_K_S 16, Q6_K 18, BF16 32 */
-	gguf_writer_u32(e.gw, "general.file_type", type == TP_F32 ? 0 :
-			type == TP_F16 ? 1 : type == TP_Q8_0 ? 7 :
-			type == TP_Q4_0 ? 2 : type == TP_Q4_1 ? 3 :
-			type == TP_Q5_0 ? 8 : type == TP_Q5_1 ? 9 :
-			type == TP_Q4_K ? 14 : type == TP_Q5_K ? 16 :
-			type == TP_Q6_K ? 18 : 32);
+	gguf_writer_u32(e.gw, "general.file_type", file_type(type));
 	arch->export_config(e.gw, c);
 	gguf_writer_u32(e.gw, "tprun.synthetic_seed", (uint32_t)seed);
 	tp_tok_synth_write(e.gw, c->vocab);	/* none below 259 tokens */
