@@ -69,7 +69,7 @@ static const char usage[] =
 "  --spin-us N              RDMA: busy-poll before sleeping (auto)\n"
 "  --tcp-spin-us N          TCP: spin on non-blocking sockets before poll() (0)\n"
 "  --timeout SECS           longest wait for one message (60)\n"
-"  --peer-timeout SECS      a silent rank counts as dead after (5)\n"
+"  --peer-timeout SECS      a silent rank counts as dead after (4)\n"
 "  --connect-timeout SECS   rendezvous (60)\n"
 "\n"
 "All-reduce benchmark (no model; needs --local N >= 2 or --peers):\n"
@@ -309,7 +309,7 @@ void tp_opts_parse(struct tp_opts *o, int argc, char **argv)
 	o->bench_iters = 200;
 	o->bench_warmup = -1;
 	o->timeout_ms = 60000;
-	o->peer_timeout_ms = 5000;
+	o->peer_timeout_ms = 4000;
 	o->connect_timeout_ms = 60000;
 
 	while ((c = getopt_long(argc, argv, "d:vh", longopts, NULL)) != -1) {
