@@ -123,10 +123,11 @@ static void input(int p)
 				goto keep;
 			c = b[used + 1];
 			if (c == M.r->rank) {
-				char me[160];
+				char me[200];
 
+				/* P may only pass on what another rank found */
 				snprintf(me, sizeof(me),
-					 "has declared this rank (%d) lost: it had no answer from it in time (was this machine stopped, or is the link to it down?)",
+					 "says this rank (%d) was given up: a rank had no answer from it in time (was this machine stopped, or is a link to it down?)",
 					 c);
 				lost_tell(p, me, 0);
 			}
