@@ -18,6 +18,7 @@ TOPO_CABLES=()	# "I J" for every cable, I < J
 
 topo_teardown() {
 	local d ns
+	topo_kill KILL
 	for d in /sys/class/infiniband/tbrt*; do
 		[[ -e $d ]] && rdma link delete "${d##*/}"
 	done
@@ -34,7 +35,11 @@ topo_ip() {
 }
 
 # topo_in I CMD... — CMD in host I
-topo_in() { ip netns exec "tbrt$1" "$@"; }
+topo_in() {
+	local h=$1
+	shift
+	ip netns exec "tbrt$h" "$@"
+}
 
 _topo_cable() {
 	local i=$1 j=$2
@@ -85,6 +90,78 @@ topo_build() {
 	done
 	export RDMAV_DRIVERS=$TBRDMA_ROOT/provider/libtbrdma
 	echo "$kind of $n hosts: ${#TOPO_CABLES[@]} cables, $((2 * ${#TOPO_CABLES[@]})) devices"
+}
+
+# topo_peers PORT — the --peers list: host i's address on each of its
+# cables ("a|b:PORT"), rank i - 1 being host i
+topo_peers() {
+	local i a b c list="" addrs
+	for ((i = 1; i <= TOPO_HOSTS; i++)); do
+		addrs=""
+		for c in "${TOPO_CABLES[@]}"; do
+			read -r a b <<<"$c"
+			if ((a == i)); then
+				addrs+=${addrs:+|}$(topo_ip "$i" "$b")
+			elif ((b == i)); then
+				addrs+=${addrs:+|}$(topo_ip "$i" "$a")
+			fi
+		done
+		list+=${list:+,}$addrs:$1
+	done
+	echo "$list"
+}
+
+# topo_cabled I J — hosts I and J share a cable
+topo_cabled() {
+	local c a b
+	for c in "${TOPO_CABLES[@]}"; do
+		read -r a b <<<"$c"
+		if ((a == $1 && b == $2 || a == $2 && b == $1)); then return 0; fi
+	done
+	return 1
+}
+
+# topo_ranks NAME PEERS ARGS... — one tprun rank per host (rank i - 1 in
+# host i) with --peers PEERS and ARGS (ARGS may start with serve), in the
+# background: TOPO_PIDS[r]; stdout to $TBRDMA_OUT/NAME.rR.json, stderr to
+# NAME.rR.err
+topo_ranks() {
+	local name=$1 peers=$2 i sub=()
+	shift 2
+	[[ ${1:-} == serve ]] && { sub=(serve); shift; }
+	TOPO_PIDS=()
+	for ((i = 1; i <= TOPO_HOSTS; i++)); do
+		topo_in "$i" timeout 200 "$TPRUN" "${sub[@]}" --rank $((i - 1)) --peers "$peers" "$@" \
+			>"$TBRDMA_OUT/$name.r$((i - 1)).json" 2>"$TBRDMA_OUT/$name.r$((i - 1)).err" &
+		TOPO_PIDS+=($!)
+	done
+}
+
+# topo_kill SIG [I...] — send SIG to every process in host I (default:
+# every host): TOPO_PIDS are the shells around them, not the ranks
+topo_kill() {
+	local sig=$1 i hs=("${@:2}") p
+	((${#hs[@]})) || for ((i = 1; i <= TOPO_HOSTS; i++)); do hs+=("$i"); done
+	for i in "${hs[@]}"; do
+		for p in $(ip netns pids "tbrt$i" 2>/dev/null); do
+			kill "-$sig" "$p" 2>/dev/null || true
+		done
+	done
+}
+
+# topo_wait NAME — wait for every rank of topo_ranks; 0 when all exited 0,
+# else show the ends of their messages
+topo_wait() {
+	local p rc bad=0
+	for p in "${TOPO_PIDS[@]}"; do
+		rc=0
+		wait "$p" || rc=$?
+		((rc)) && bad=1
+	done
+	((bad)) || return 0
+	echo "--- $1: a rank failed"
+	tail -n 5 "$TBRDMA_OUT/$1".r*.err
+	return 1
 }
 
 # topo_tx — "DEV BYTES" for every device: its tx_bytes counter
