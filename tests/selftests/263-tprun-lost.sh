@@ -71,7 +71,7 @@ lost_case() {
 			echo "FAIL $name: rank $r does not name rank $lost"
 			bad=1
 		fi
-		if ((lost < 0)) && ! grep -q "rank [0-2] (" "$TBRDMA_OUT/$name.r$r.err"; then
+		if ((lost < 0)) && ! grep -q "rank [0-2] (.*\(exiting\|failed\)" "$TBRDMA_OUT/$name.r$r.err"; then
 			echo "FAIL $name: rank $r names no rank"
 			bad=1
 		fi
