@@ -45,6 +45,37 @@ fi
 serve_stop
 
 # a port in use is a clear error
+# A rank lost while a request streams (issue 43): the stream ends with an
+# error naming it, a new request is answered 503 with the reason, the
+# server exits non-zero (within the 2 s it keeps answering 503).
+if serve_start "$tmp/lost.log" timeout 120 "$tprun" serve --model "$tmp/tiny.gguf" \
+	--local 2 --transport tcp --http 127.0.0.1:0 --slow-ms 20 --ctx 512 -v; then
+	curl -s -N -m 60 -o "$tmp/lost.stream" -H 'Content-Type: application/json' \
+		--data-binary '{"prompt": "a", "max_tokens": 400, "stream": true}' "$url/completions" &
+	cpid=$!
+	for ((i = 0; i < 300; i++)); do grep -q 'data:' "$tmp/lost.stream" 2>/dev/null && break; sleep 0.1; done
+	rank1=$(pgrep -P "$(pgrep -P "$serve_pid" | head -1)" | sed -n 2p)
+	t0=$(date +%s%N)
+	kill -9 "$rank1"
+	wait "$cpid"
+	code=$(curl -s -m 10 -o "$tmp/lost.new" -w '%{http_code}' -H 'Content-Type: application/json' \
+		--data-binary '{"prompt": "a", "max_tokens": 4}' "$url/completions")
+	grep -q '"error".*rank 1' "$tmp/lost.stream" &&
+		ok "a rank killed mid-stream: the stream ends with $(grep -o '"message":"[^"]*"' "$tmp/lost.stream" | head -1)" ||
+		not_ok "a rank killed mid-stream: an error naming rank 1" "$(tail -c 300 "$tmp/lost.stream")" "$(tail -5 "$tmp/lost.log")"
+	[ "$code" = 503 ] && grep -q 'rank 1' "$tmp/lost.new" &&
+		ok "then a new request: 503 $(cat "$tmp/lost.new")" ||
+		not_ok "then a new request: 503 naming rank 1" "code $code" "$(cat "$tmp/lost.new")"
+	wait "$serve_pid"
+	rc=$?
+	t1=$(date +%s%N)
+	[ $rc != 0 ] && [ $(( (t1 - t0) / 1000000 )) -lt 5000 ] &&
+		ok "the server exits $rc, $(( (t1 - t0) / 1000000 )) ms after the kill" ||
+		not_ok "the server exits non-zero within 5 s" "rc $rc after $(( (t1 - t0) / 1000000 )) ms"
+else
+	not_ok "tprun serve --local 2 (rank lost) listens" "$(tail -5 "$tmp/lost.log")"
+fi
+
 if serve_start "$tmp/a.log" timeout 60 "$tprun" serve --vocab 400 --http 127.0.0.1:0; then
 	port=${url##*:}
 	port=${port%/v1}

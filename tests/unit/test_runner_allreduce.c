@@ -10,6 +10,8 @@
  * tp_allreduce_add onto an accumulator, with the input built where
  * tp_ar_input says (the send buffer: no copy); and tp_allreduce after a
  * tp_ar_barrier (empty messages that must not upset the counting).
+ * Also on links to the neighbours only (a cluster cabled as a ring):
+ * every call, barriers included, must run as the ring.
  */
 #include <math.h>
 #include <pthread.h>
@@ -33,6 +35,7 @@ struct ctx {
 	enum tp_algo algo;
 	size_t ring_min;
 	int integers;
+	int ring_links;		/* links to the neighbours only (a cabled ring) */
 	float *out[8];		/* per rank: CALLS x MAXN results */
 	int failed;
 };
@@ -107,10 +110,10 @@ static void *rank_main(void *p)
 	return NULL;
 }
 
-static void run(int N, enum tp_algo algo, int integers)
+static void run_links(int N, enum tp_algo algo, int integers, int ring_links)
 {
 	struct ctx c = { .N = N, .algo = algo, .ring_min = 64,
-			 .integers = integers };
+			 .integers = integers, .ring_links = ring_links };
 	struct arg args[8];
 	pthread_t th[8];
 	size_t sb, rb, i;
@@ -118,6 +121,9 @@ static void run(int N, enum tp_algo algo, int integers)
 
 	tp_ar_sizes(N, algo, MAXN, &sb, &rb);
 	c.loop = tp_loop_new(N, sb, rb);
+	for (r = 0; ring_links && r < N; r++)	/* a put elsewhere fails */
+		tp_loop_xport(c.loop, r)->link_mask =
+			1ull << (r + 1) % N | 1ull << (r + N - 1) % N;
 	for (r = 0; r < N; r++) {
 		c.out[r] = calloc((size_t)CALLS * MAXN, sizeof(float));
 		args[r] = (struct arg){ &c, r };
@@ -127,7 +133,8 @@ static void run(int N, enum tp_algo algo, int integers)
 		pthread_join(th[r], NULL);
 	for (k = 0; k < CALLS && !c.failed; k++) {
 		size_t n = sizes[k % NSIZES];
-		enum tp_algo used = tp_ar_choose(algo, N, n * sizeof(float),
+		enum tp_algo used = ring_links ? TP_ALGO_RING :
+				    tp_ar_choose(algo, N, n * sizeof(float),
 						 c.ring_min);
 
 		for (i = 0; i < n; i++) {
@@ -153,13 +160,40 @@ static void run(int N, enum tp_algo algo, int integers)
 		}
 	}
 	ok(!c.failed && exact && same,
-	   "%d ranks, %s, %s data: %d calls of 1..4096 floats: %s, every rank the same bits",
-	   N, tp_algo_name(algo), integers ? "integer" : "random", CALLS,
+	   "%d ranks, %s%s, %s data: %d calls of 1..4096 floats: %s, every rank the same bits",
+	   N, tp_algo_name(algo),
+	   ring_links ? " on links to the neighbours only (ring, barriers too)" : "",
+	   integers ? "integer" : "random", CALLS,
 	   integers ? "exact sums" : algo == TP_ALGO_MESH ?
 	   "the bits of the sum in rank order" : "sums within 1e-5");
 	for (r = 0; r < N; r++)
 		free(c.out[r]);
 	tp_loop_free(c.loop);
+}
+
+static void run(int N, enum tp_algo algo, int integers)
+{
+	run_links(N, algo, integers, 0);
+}
+
+/* Which algorithms the links of a cabled ring carry. */
+static void test_links(void)
+{
+	struct tp_xport x = { .rank = 0, .nranks = 4 };
+	char err[300] = "";
+	int ring, mesh, gap;
+
+	x.link_mask = 1u << 1 | 1u << 3;	/* rank 2: over IP only */
+	ring = tp_ar_links_check(&x, TP_ALGO_RING, err, sizeof(err)) ||
+	       tp_ar_links_check(&x, TP_ALGO_AUTO, err, sizeof(err));
+	mesh = tp_ar_links_check(&x, TP_ALGO_MESH, err, sizeof(err)) &&
+	       strstr(err, "rank 2");
+	x.link_mask = 1u << 2 | 1u << 3;	/* no link to neighbour 1 */
+	gap = tp_ar_links_check(&x, TP_ALGO_AUTO, err, sizeof(err)) &&
+	      strstr(err, "neighbour");
+	ok(!ring && mesh && gap,
+	   "4 ranks cabled as a ring: ring and auto run, mesh is refused naming the rank without a link, a missing neighbour link too (%s)",
+	   err);
 }
 
 static void test_choose(void)
@@ -236,6 +270,11 @@ int main(void)
 		run(N, TP_ALGO_MESH, 0);
 		run(N, TP_ALGO_RING, 0);
 		run(N, TP_ALGO_AUTO, 0);
+	}
+	test_links();
+	for (N = 4; N <= 5; N++) {	/* with 3, every rank is a neighbour */
+		run_links(N, TP_ALGO_AUTO, 1, 1);
+		run_links(N, TP_ALGO_AUTO, 0, 1);
 	}
 	return done();
 }

@@ -2,7 +2,8 @@
 /*
  * tprun's launcher environments (tools/runner/cmd/launcher_env.c): rank, world
  * size and local rank from Open MPI, Slurm, PMI and RANK/WORLD_SIZE, which
- * wins, what is refused; and memstat.c's peak resident set.
+ * wins, what is refused; -d's device for each peer (opts.c: one device,
+ * one per local rank, a per-peer map); and memstat.c's peak resident set.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -35,12 +36,56 @@ static void fresh(struct tp_opts *o, const char *rendezvous)
 	o->rendezvous = (char *)rendezvous;
 }
 
+/* What -d SPEC says of RANK's link to PEER: "dev", "=auto", "=bad". */
+static const char *dev_for(const char *spec, int rank, int local, int peer)
+{
+	static char out[64];
+	struct tp_opts o;
+	int r;
+
+	memset(&o, 0, sizeof(o));
+	o.devices = (char *)spec;
+	o.local_rank = local;
+	r = tp_opts_peer_device(&o, rank, peer, out, sizeof(out));
+	return r < 0 ? "=bad" : r ? out : "=auto";
+}
+
+static void test_devices(void)
+{
+	ok(!strcmp(dev_for(NULL, 0, -1, 1), "=auto"),
+	   "-d absent: every peer's device from the route");
+	ok(!strcmp(dev_for("tbr0", 2, -1, 1), "tbr0") &&
+	   !strcmp(dev_for("tbr0", 2, -1, 0), "tbr0"),
+	   "-d tbr0: that device for every peer");
+	ok(!strcmp(dev_for("a,b,c", 1, -1, 0), "b") &&
+	   !strcmp(dev_for("a,b,c", 5, 2, 0), "c") &&
+	   !strcmp(dev_for("a,b", 2, -1, 0), "=bad"),
+	   "-d a,b,c: rank (or local rank) i takes the i-th; none for rank 2 of -d a,b");
+	ok(!strcmp(dev_for("1=tbrm12,2=tbrm13", 0, -1, 1), "tbrm12") &&
+	   !strcmp(dev_for("1=tbrm12,2=tbrm13", 0, -1, 2), "tbrm13") &&
+	   !strcmp(dev_for("1=tbrm12,2=tbrm13", 0, -1, 3), "=auto"),
+	   "-d 1=tbrm12,2=tbrm13: per peer, a peer left out from the route");
+	ok(!strcmp(dev_for("0:1=x,1:0=y,2=none", 0, -1, 1), "x") &&
+	   !strcmp(dev_for("0:1=x,1:0=y,2=none", 1, -1, 0), "y") &&
+	   !strcmp(dev_for("0:1=x,1:0=y,2=none", 1, -1, 1), "=auto") &&
+	   !strcmp(dev_for("0:1=x,1:0=y,2=none", 3, -1, 2), "none"),
+	   "-d 0:1=x,1:0=y,2=none: entries for one rank, and none (IP only)");
+	ok(!strcmp(dev_for("1=", 0, -1, 1), "=bad") &&
+	   !strcmp(dev_for("x=tbr0", 0, -1, 1), "=bad") &&
+	   !strcmp(dev_for("1=a,b", 0, -1, 1), "=bad") &&
+	   !strcmp(dev_for("64=a", 0, -1, 1), "=bad") &&
+	   !strcmp(dev_for("1:=a", 0, -1, 1), "=bad") &&
+	   !strcmp(dev_for("-1:1=a", 0, -1, 1), "=bad"),
+	   "malformed maps refused: no device, no rank, a bare name, rank 64, no peer, a sign");
+}
+
 int main(void)
 {
 	struct tp_opts o;
 
 	plan(NO_PLAN);
 	clear_env();
+	test_devices();
 
 	fresh(&o, "h:1");
 	ok(!tp_opts_launcher_env(&o) && o.rank == -1 && o.local_rank == -1,

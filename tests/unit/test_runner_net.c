@@ -10,7 +10,9 @@
  *    it, within 10 s;
  *  - a rank that hangs (SIGSTOP): the others notice the silence and exit
  *    with code 3 within the peer timeout plus a little;
- *  - ranks that generated different tokens fail at the end.
+ *  - ranks that generated different tokens fail at the end;
+ *  - peer lists with several addresses a rank, and which one a host
+ *    reaches a peer at (route.c: the kernel's route, as RDMA CM asks).
  */
 #include <errno.h>
 #include <netinet/in.h>
@@ -67,7 +69,7 @@ static int child(int rank, const int *lfd, const struct tp_peer_addr *peers,
 		for (i = 0; i < n; i++)
 			v[i] = (float)(rank * 1000 + k + (int)i % 7);
 		if (tp_allreduce(&ar, v, n)) {
-			tp_mon_abort();	/* as tprun does */
+			tp_mon_abort(-1);	/* as tprun does */
 			return 1;
 		}
 		for (i = 0; i < n; i++)
@@ -172,12 +174,54 @@ static int exited(int st, int code)
 				 WEXITSTATUS(st) == code);
 }
 
+static void test_peer_lists(void)
+{
+	struct tp_peer_addr pa[4];
+	struct tp_route rt;
+	char err[200], addrs[512];
+	int n;
+
+	n = tp_parse_peers("10.0.0.1:5,10.1.0.2|10.2.0.2:6,[fe80::1]|[2001:db8::2]|h:7",
+			   pa, 4, err, sizeof(err));
+	ok(n == 3 && !strcmp(pa[0].host, "10.0.0.1") && !pa[0].nalt &&
+	   !strcmp(pa[0].port, "5") && pa[1].nalt == 1 &&
+	   !strcmp(tp_peer_host(&pa[1], 1), "10.2.0.2") &&
+	   !strcmp(pa[1].port, "6") && pa[2].nalt == 2 &&
+	   !strcmp(pa[2].host, "fe80::1") &&
+	   !strcmp(tp_peer_host(&pa[2], 1), "2001:db8::2") &&
+	   !strcmp(tp_peer_host(&pa[2], 2), "h") && !strcmp(pa[2].port, "7"),
+	   "peer list: one address, a|b:port, [v6]|[v6]|name:port");
+	ok(tp_parse_peers("a|:1", pa, 4, err, sizeof(err)) < 0 &&
+	   tp_parse_peers("|a:1", pa, 4, err, sizeof(err)) < 0 &&
+	   tp_parse_peers("a|b", pa, 4, err, sizeof(err)) < 0 &&
+	   tp_parse_peers("a|b|c|d|e|f|g|h|i:1", pa, 4, err, sizeof(err)) < 0 &&
+	   tp_parse_peers("[::1:1", pa, 4, err, sizeof(err)) < 0,
+	   "peer list: empty addresses, no port, more than 8 addresses, an open bracket refused (%s)",
+	   err);
+	ok(!tp_route_get("127.0.0.1", &rt) && rt.onlink && rt.local &&
+	   !strcmp(rt.src, "127.0.0.1") && rt.ifindex > 0,
+	   "route to 127.0.0.1: on this host, by %s, from %s", rt.ifname,
+	   rt.src);
+	ok(tp_route_get("not-an-address", &rt) < 0 &&
+	   tp_route_get("0.0.0.0.1", &rt) < 0,
+	   "no route for what is no address");
+	tp_parse_peers("127.0.0.1|127.0.0.2:1,198.51.100.7|127.0.0.1:1", pa, 4,
+		       err, sizeof(err));
+	ok(tp_peer_pick(&pa[0], &rt) == 0 && tp_peer_pick(&pa[1], &rt) != 1,
+	   "a peer's first address may be this host's (ranks on one host), another never is");
+	n = tp_local_addrs(addrs, sizeof(addrs));
+	ok(n >= 0 && !strstr(addrs, "127.0.0.1") && !strstr(addrs, "[::1]"),
+	   "this host's addresses for the rendezvous: %d (%s), no loopback", n,
+	   addrs);
+}
+
 int main(void)
 {
 	struct outcome o;
 
 	plan(NO_PLAN);
 	signal(SIGPIPE, SIG_IGN);
+	test_peer_lists();
 
 	launch(OK, &o);
 	ok(exited(o.status[0], 0) && exited(o.status[1], 0) &&

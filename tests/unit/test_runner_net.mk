@@ -3,6 +3,7 @@
 RUNNER_DIR := $(TOP)/tools/runner
 test_runner_net_SRCS := $(addprefix $(RUNNER_DIR)/, \
 	base/util.c \
-	comm/rendezvous.c comm/liveness.c comm/tcp.c comm/allreduce.c)
+	comm/route.c comm/rendezvous.c comm/liveness.c comm/tcp.c \
+	comm/allreduce.c)
 test_runner_net_CFLAGS := -I$(RUNNER_DIR) -D_GNU_SOURCE -pthread
 test_runner_net_LDLIBS := -lm -pthread

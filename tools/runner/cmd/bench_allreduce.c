@@ -264,8 +264,7 @@ int tp_bench_rank(struct tp_opts *o)
 			       &iter, scratch, sum, times, maxt))
 			goto abort_ar;
 		res[i].bytes = bytes;
-		res[i].algo = tp_ar_choose(o->algo, N, bytes,
-					   (size_t)o->ring_min);
+		res[i].algo = tp_ar_algo(&ar, bytes);
 		res[i].p50_us = tp_percentile(maxt, (size_t)o->bench_iters, 50);
 		res[i].p99_us = tp_percentile(maxt, (size_t)o->bench_iters, 99);
 		algbw = res[i].p50_us > 0 ? (double)bytes / res[i].p50_us : 0;
@@ -282,7 +281,9 @@ int tp_bench_rank(struct tp_opts *o)
 abort_ar:
 	tp_ar_free(&ar);
 abort:
-	tp_mon_abort();	/* as tp_rank_main: the monitor owns the sockets */
+	/* as tp_run_rank: the monitor owns the sockets */
+	tp_mon_abort(xr && xr->lost_peer >= 0 ? xr->lost_peer :
+		     xt ? xt->lost_peer : -1);
 	return TP_EXIT_FAIL;
 out:
 	tp_disconnect_ranks(&rdv, xr, xt);

@@ -23,6 +23,12 @@ int tp_connect_ranks(struct tp_opts *o, uint64_t hash, size_t max_floats,
  * after a run that ended well (an aborted one leaves them to exit()). */
 void tp_disconnect_ranks(struct tp_rdv *rdv, struct tp_xport *rdma,
 			 struct tp_xport *tcp);
+/*
+ * After an RDMA connect, on rank 0: the device RANK uses for PEER (""
+ * when it reaches it over IP only), or NULL when it is not known.
+ */
+#define TP_LINK_NAME 64
+const char *tp_link_device(int rank, int peer);
 /* How long an RDMA wait busy-polls before it sleeps (--spin-us, auto). */
 int tp_spin_us(const struct tp_opts *o);
 /* More ranks on this machine than CPUs: a spinning wait yields the CPU. */

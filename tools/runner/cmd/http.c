@@ -153,7 +153,8 @@ static void next(struct stream *st)
 		st->plen = strlen(st->pend);
 		st->poff = 0;
 	} else if (!j->finish) {
-		sse(st, tp_oai_error("generation failed (the server stops)",
+		sse(st, tp_oai_error(tp_job_stopped() ? tp_job_stopped() :
+				     "generation failed (the server stops)",
 				     "server_error"));
 		st->state = 3;
 	} else {
@@ -193,6 +194,7 @@ static void stream_free(void *cls)
 	tp_job_put(st->j);
 	free(st->pend);
 	free(st);
+	tp_job_http(-1);
 }
 
 static enum MHD_Result answer(struct MHD_Connection *c,
@@ -225,16 +227,21 @@ static enum MHD_Result answer(struct MHD_Connection *c,
 			tp_info("http: job %llu: the client went away", j->id);
 			tp_job_cancel(j);
 			tp_job_put(j);
+			tp_job_http(-1);
 			return MHD_NO;
 		}
 	if (!j->finish) {
 		tp_job_put(j);
-		return fail(c, MHD_HTTP_SERVICE_UNAVAILABLE,
-			    "generation failed (the server stops)");
+		ret = fail(c, MHD_HTTP_SERVICE_UNAVAILABLE,
+			   tp_job_stopped() ? tp_job_stopped() :
+			   "generation failed (the server stops)");
+		tp_job_http(-1);
+		return ret;
 	}
 	ret = reply(c, MHD_HTTP_OK,
 		    tp_oai_answer(s, j, j->text, j->len, j->ntok, j->finish));
 	tp_job_put(j);
+	tp_job_http(-1);
 	return ret;
 }
 
@@ -249,11 +256,16 @@ static enum MHD_Result generate(struct MHD_Connection *c,
 		tp_job_put(j);
 		return fail(c, MHD_HTTP_BAD_REQUEST, err);
 	}
-	if (tp_job_queue(j)) {
+	switch (tp_job_queue(j)) {
+	case -1:
 		tp_job_put(j);
 		return fail(c, MHD_HTTP_SERVICE_UNAVAILABLE,
 			    "the server is busy (too many queued requests): try again");
+	case -2:
+		tp_job_put(j);
+		return fail(c, MHD_HTTP_SERVICE_UNAVAILABLE, tp_job_stopped());
 	}
+	tp_job_http(1);
 	tp_info("http: job %llu: %s, %d prompt tokens, at most %d more%s",
 		j->id, chat ? "chat" : "completion", j->nprompt, j->max_tokens,
 		j->stream ? ", streamed" : "");

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* tprun serve's job queue; see job_queue.h. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -15,6 +16,9 @@ static struct {
 	struct tp_job *head, *tail;
 	int n;
 	unsigned long long next_id;
+	struct tp_job *running;	/* taken by tp_job_next, not ended yet */
+	int http_open;		/* requests the HTTP side has not answered */
+	char stop[512];		/* why the server stopped ("": it runs) */
 } Q = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
 	.cond = PTHREAD_COND_INITIALIZER,
@@ -44,6 +48,10 @@ static void deadline(struct timespec *ts, int ms)
 int tp_job_queue(struct tp_job *j)
 {
 	pthread_mutex_lock(&Q.lock);
+	if (Q.stop[0]) {
+		pthread_mutex_unlock(&Q.lock);
+		return -2;
+	}
 	if (Q.n >= TP_QUEUE_MAX) {
 		pthread_mutex_unlock(&Q.lock);
 		return -1;
@@ -95,6 +103,7 @@ struct tp_job *tp_job_next(int timeout_ms)
 			break;
 		r = pthread_cond_timedwait(&Q.cond, &Q.lock, &ts);
 	}
+	Q.running = j;
 	pthread_mutex_unlock(&Q.lock);
 	return j;
 }
@@ -133,7 +142,10 @@ void tp_job_append(struct tp_job *j, const char *s, size_t n, int ntok)
 void tp_job_end(struct tp_job *j, const char *finish)
 {
 	pthread_mutex_lock(&Q.lock);
-	j->finish = finish;
+	if (Q.running == j)
+		Q.running = NULL;
+	if (!j->done)	/* a job the server's stop failed stays failed */
+		j->finish = finish;
 	j->done = 1;
 	pthread_cond_broadcast(&Q.cond);
 	pthread_mutex_unlock(&Q.lock);
@@ -210,15 +222,50 @@ void tp_job_put(struct tp_job *j)
 	free(j);
 }
 
-void tp_job_fail_all(void)
+void tp_job_fail_all(const char *why)
 {
 	struct tp_job *j;
 
 	pthread_mutex_lock(&Q.lock);
+	if (!Q.stop[0])
+		snprintf(Q.stop, sizeof(Q.stop), "%s",
+			 why && *why ? why : "the server stops");
 	while ((j = pop())) {
 		j->done = 1;
 		j->refs--;	/* the HTTP side holds another */
 	}
+	if (Q.running) {	/* its generation will not end it */
+		Q.running->finish = NULL;
+		Q.running->done = 1;
+		Q.running = NULL;
+	}
 	pthread_cond_broadcast(&Q.cond);
 	pthread_mutex_unlock(&Q.lock);
+}
+
+const char *tp_job_stopped(void)
+{
+	return Q.stop[0] ? Q.stop : NULL;
+}
+
+void tp_job_http(int delta)
+{
+	pthread_mutex_lock(&Q.lock);
+	Q.http_open += delta;
+	pthread_cond_broadcast(&Q.cond);
+	pthread_mutex_unlock(&Q.lock);
+}
+
+int tp_job_drain(int timeout_ms)
+{
+	struct timespec ts;
+	int r = 0, open;
+
+	deadline(&ts, timeout_ms);
+	pthread_mutex_lock(&Q.lock);
+	while (Q.http_open > 0 && r != ETIMEDOUT)
+		r = pthread_cond_timedwait(&Q.cond, &Q.lock, &ts);
+	open = Q.http_open;
+	pthread_mutex_unlock(&Q.lock);
+	return open;
 }

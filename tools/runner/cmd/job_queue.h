@@ -54,7 +54,8 @@ struct tp_srv {
 #define TP_QUEUE_MAX 16		/* waiting jobs; more get 503 */
 
 struct tp_job *tp_job_new(void);
-/* Queue J (it takes a reference); -1 when the queue is full. */
+/* Queue J (it takes a reference); -1 when the queue is full, -2 when
+ * the server has stopped (tp_job_stopped() says why). */
 int tp_job_queue(struct tp_job *j);
 /* The next job not cancelled, waiting at most TIMEOUT_MS; NULL if none. */
 struct tp_job *tp_job_next(int timeout_ms);
@@ -75,7 +76,18 @@ int tp_job_read(struct tp_job *j, size_t have, char *out, size_t cap,
 /* Wait at most TIMEOUT_MS for J to end: 1 when it has. */
 int tp_job_wait(struct tp_job *j, int timeout_ms);
 void tp_job_put(struct tp_job *j);
-/* Everything queued ends as failed (the server stops). */
-void tp_job_fail_all(void);
+/*
+ * The server stops (a rank was lost, the all-reduce failed): every job
+ * queued and the one running end as failed, and new ones are refused,
+ * with WHY, which the HTTP side answers with (503).
+ */
+void tp_job_fail_all(const char *why);
+/* Why the server stopped, or NULL while it runs. */
+const char *tp_job_stopped(void);
+/* The HTTP side opened (+1) or answered (-1) a generation request. */
+void tp_job_http(int delta);
+/* Wait at most TIMEOUT_MS until every open request is answered; how
+ * many are still open. */
+int tp_job_drain(int timeout_ms);
 
 #endif /* TPRUN_JOB_H */

@@ -25,7 +25,12 @@ static const char usage[] =
 "  (none)                   one rank, no communication\n"
 "  --listen ADDR            address to listen on (default: all)\n"
 "  -d, --devices DEV[,DEV]  RDMA device(s); rank i (the local rank under a\n"
-"                           launcher) uses the i-th, or the only one\n"
+"                           launcher) uses the i-th, or the only one, for\n"
+"                           every peer. Default: for each peer the device on\n"
+"                           the route to it (a cable each), none (IP only)\n"
+"                           when the route has a gateway\n"
+"  -d [R:]P=DEV,...         per peer: rank P over DEV (\"none\": over IP\n"
+"                           only); R: for rank R only; peers left out: default\n"
 "  --ib-port N              device port (1)\n"
 "  --gid-index N            GID index (default: the IPv4-mapped GID)\n"
 "  --transport rdma|tcp     all-reduce transport (rdma)\n"
@@ -77,7 +82,7 @@ static const char usage[] =
 "  --spin-us N              RDMA: busy-poll before sleeping (auto)\n"
 "  --tcp-spin-us N          TCP: spin on non-blocking sockets before poll() (0)\n"
 "  --timeout SECS           longest wait for one message (60)\n"
-"  --peer-timeout SECS      a silent rank counts as dead after (5)\n"
+"  --peer-timeout SECS      a silent rank counts as dead after (4)\n"
 "  --connect-timeout SECS   rendezvous (60)\n"
 "\n"
 "All-reduce benchmark (no model; needs --local N >= 2 or --peers):\n"
@@ -378,7 +383,7 @@ void tp_opts_parse(struct tp_opts *o, int argc, char **argv)
 	o->bench_iters = 200;
 	o->bench_warmup = -1;
 	o->timeout_ms = 60000;
-	o->peer_timeout_ms = 5000;
+	o->peer_timeout_ms = 4000;
 	o->connect_timeout_ms = 60000;
 
 	while ((c = getopt_long(argc, argv, "d:vh", longopts, NULL)) != -1) {
@@ -558,9 +563,70 @@ void tp_opts_parse(struct tp_opts *o, int argc, char **argv)
 			bad("--rank %s is not an entry of --peers", r);
 		}
 	}
-	if (o->transport == TP_TR_RDMA && !o->devices &&
-	    (o->local > 1 || o->peers || o->nranks > 1))
-		bad("%s", "an RDMA run needs -d/--devices (or --transport tcp)");
+	if (o->devices && strchr(o->devices, '=') &&
+	    tp_opts_peer_device(o, 0, 0, NULL, 0) < 0)
+		bad("-d %s: a per-peer map is [RANK:]PEER=DEVICE,... (ranks 0..63)",
+		    o->devices);
+}
+
+/*
+ * Entry "[R:]P=DEV" at S (up to END): 1 and DEV into OUT when it is for
+ * RANK's link to PEER, 0 when not, -1 when malformed.
+ */
+static int map_entry(const char *s, const char *end, int rank, int peer,
+		     char *out, int len)
+{
+	const char *eq = memchr(s, '=', (size_t)(end - s));
+	char *e;
+	long r = -1, p;
+
+	if (!eq || eq + 1 >= end || (size_t)(end - eq) > 64)
+		return -1;
+	if (*s < '0' || *s > '9')
+		return -1;
+	p = strtol(s, &e, 10);
+	if (*e == ':') {
+		const char *q = e + 1;
+
+		if (*q < '0' || *q > '9')
+			return -1;
+		r = p;
+		p = strtol(q, &e, 10);
+	}
+	if (e != eq || p < 0 || p >= TP_MAX_RANKS || r < -1 ||
+	    r >= TP_MAX_RANKS)
+		return -1;
+	if (p != peer || (r >= 0 && r != rank))
+		return 0;
+	if (out)
+		snprintf(out, (size_t)len, "%.*s", (int)(end - eq - 1), eq + 1);
+	return 1;
+}
+
+int tp_opts_peer_device(const struct tp_opts *o, int rank, int peer,
+			char *out, int len)
+{
+	const char *p = o->devices;
+	int found = 0;
+
+	if (!p)
+		return 0;
+	if (!strchr(p, '='))	/* one device for every peer */
+		return tp_opts_device(o, o->local_rank >= 0 ? o->local_rank :
+				      rank, out, len) ? -1 : 1;
+	while (*p) {
+		const char *e = strchr(p, ',');
+		int r;
+
+		if (!e)
+			e = p + strlen(p);
+		r = map_entry(p, e, rank, peer, found ? NULL : out, len);
+		if (r < 0)
+			return -1;
+		found |= r;
+		p = *e ? e + 1 : e;
+	}
+	return found;
 }
 
 int tp_opts_device(const struct tp_opts *o, int i, char *out, int len)
@@ -569,7 +635,7 @@ int tp_opts_device(const struct tp_opts *o, int i, char *out, int len)
 	int n = 0, k;
 
 	out[0] = 0;
-	if (!p)
+	if (!p || strchr(p, '='))	/* none, or a per-peer map */
 		return 0;
 	for (e = p; *e; e++)
 		n += *e == ',';

@@ -22,7 +22,8 @@ struct tp_opts {
 	const char *launcher;	/* "mpirun", "srun", ...: rank came from env */
 	char *listen_host;
 	int listen_fd;		/* set by the local launcher */
-	char *devices;		/* comma-separated; rank i takes the i-th */
+	char *devices;		/* comma-separated; rank i takes the i-th,
+				   or a per-peer map [R:]P=DEV,... */
 	char device[64];	/* this rank's */
 	int ib_port, gid_index;
 	enum tp_transport transport;
@@ -73,8 +74,16 @@ void tp_opts_parse(struct tp_opts *o, int argc, char **argv);
  * set and --rank is not (launcher_env.c). 0, or -1 (reported).
  */
 int tp_opts_launcher_env(struct tp_opts *o);
-/* Rank I's device (the I-th of --devices, or the only one). */
+/* Rank I's device (the I-th of --devices, or the only one); "" for
+ * none or a per-peer map. */
 int tp_opts_device(const struct tp_opts *o, int i, char *out, int len);
+/*
+ * What -d says of RANK's link to PEER: 1 and its device in OUT ("none":
+ * over IP only; OUT may be NULL), 0 when it leaves it to the route, -1
+ * when -d is malformed or has no device for this rank.
+ */
+int tp_opts_peer_device(const struct tp_opts *o, int rank, int peer,
+			char *out, int len);
 /* The hash every rank must agree on (model, shape, flags; W is NULL for
  * --bench-allreduce, which has no model). */
 uint64_t tp_opts_hash(const struct tp_opts *o, const struct tp_weights *w);

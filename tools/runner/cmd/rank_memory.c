@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * What each rank holds: its weight bytes, its peak resident set (VmHWM)
- * and its load time, gathered to every rank for the report. The values
+ * and its load time, and the bytes it sent each peer (before this
+ * gather), gathered to every rank for the report. The values
  * travel as 16-bit pieces in floats, each non-zero on its owner only, so
  * the all-reduce's sum carries them exactly.
  */
@@ -13,7 +14,8 @@
 #include "cmd/rank_memory.h"
 
 #define PIECES 4	/* 16-bit pieces of a 64-bit value */
-#define NVAL 3		/* weight bytes, peak RSS, load time */
+/* weight bytes, peak RSS, load time, then bytes to each of N peers */
+#define NVAL(N) (3 + (N))
 
 static void put(float *v, uint64_t x)
 {
@@ -37,15 +39,17 @@ int tp_gather_memory(struct tp_ar *ar, const struct tp_weights *w,
 		     struct tp_rank_mem *out)
 {
 	int N = ar ? ar->nranks : 1, me = ar ? ar->rank : 0, r, phase;
-	size_t n = (size_t)N * NVAL * PIECES, chunk, a;
+	size_t n = (size_t)N * NVAL(N) * PIECES, chunk, a;
 	float *mine = tp_calloc(n, sizeof(float));
 	float *sum = tp_calloc(n, sizeof(float));
-	float *v = mine + (size_t)me * NVAL * PIECES;
-	int ret = 0;
+	float *v = mine + (size_t)me * NVAL(N) * PIECES;
+	int ret = 0, p;
 
 	put(v, w->owned_bytes);
 	put(v + PIECES, tp_peak_rss());
 	put(v + 2 * PIECES, (uint64_t)(w->load_s * 1e6));
+	for (p = 0; ar && p < N; p++)
+		put(v + (3 + p) * PIECES, ar->x->peer_bytes[p]);
 	if (!ar) {
 		memcpy(sum, mine, n * sizeof(float));
 	} else {
@@ -58,11 +62,13 @@ int tp_gather_memory(struct tp_ar *ar, const struct tp_weights *w,
 		ar->phase = phase;
 	}
 	for (r = 0; !ret && r < N; r++) {
-		const float *s = sum + (size_t)r * NVAL * PIECES;
+		const float *s = sum + (size_t)r * NVAL(N) * PIECES;
 
 		out[r].weight_bytes = get(s);
 		out[r].peak_rss = get(s + PIECES);
 		out[r].load_s = (double)get(s + 2 * PIECES) / 1e6;
+		for (p = 0; p < N; p++)
+			out[r].peer_bytes[p] = get(s + (3 + p) * PIECES);
 	}
 	free(mine);
 	free(sum);

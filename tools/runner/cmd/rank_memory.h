@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
-/* What each rank holds in memory, gathered for the report (rank_memory.c). */
+/*
+ * What each rank holds in memory, and what it sent to each peer,
+ * gathered for the report (rank_memory.c).
+ */
 #ifndef TPRUN_RANK_MEMORY_H
 #define TPRUN_RANK_MEMORY_H
 
@@ -12,6 +15,8 @@ struct tp_rank_mem {
 	uint64_t weight_bytes;	/* the model's bytes the rank holds */
 	uint64_t peak_rss;	/* its peak resident set (VmHWM) */
 	double load_s;		/* how long it took to load them */
+	/* bytes it sent to each peer over the transport (its links) */
+	uint64_t peer_bytes[TP_MAX_RANKS];
 };
 
 /*

@@ -17,6 +17,7 @@
 
 #include "base/pool.h"
 #include "base/util.h"
+#include "cmd/connect.h"
 #include "cmd/run.h"
 #include "kernels/kernels.h"
 #include "text/utf8.h"
@@ -209,6 +210,34 @@ static void jmem(const struct tp_result *r)
 	printf("  \"load_seconds\": %.6f,\n", lmax);
 }
 
+/*
+ * The links: which device carried each rank's messages to each peer, and
+ * how many bytes ("device": null over TCP, or for a peer an RDMA run
+ * reaches over IP only).
+ */
+static void jlinks(const struct tp_result *r)
+{
+	int i, p, n = 0;
+
+	if (!r->mem || r->nranks < 2)
+		return;
+	printf("  \"links\": [");
+	for (i = 0; i < r->nranks; i++)
+		for (p = 0; p < r->nranks; p++) {
+			const char *d = strcmp(r->transport, "rdma") ? NULL :
+					tp_link_device(i, p);
+
+			if (p == i)
+				continue;
+			printf("%s{\"rank\": %d, \"peer\": %d, \"device\": %s%s%s, \"bytes_sent\": %llu}",
+			       n++ ? ",\n            " : "", i, p,
+			       d && *d ? "\"" : "", d && *d ? d : "null",
+			       d && *d ? "\"" : "",
+			       (unsigned long long)r->mem[i].peer_bytes[p]);
+		}
+	printf("],\n");
+}
+
 static void json(const struct tp_opts *o, const struct tp_weights *w,
 		 const int *prompt, const char *device,
 		 const struct tp_result *r, const struct tp_result *tcp,
@@ -256,6 +285,7 @@ static void json(const struct tp_opts *o, const struct tp_weights *w,
 	jphase("prefill", &r->st[0]);
 	jphase("decode", &r->st[1]);
 	jmem(r);
+	jlinks(r);
 	if (one) {
 		jbaseline("baseline_1rank", o, r, one);
 		jnum("speedup_vs_1rank", ratio(decode_tps(r), decode_tps(one)), 0);
@@ -355,6 +385,22 @@ static void table(const struct tp_opts *o, const struct tp_weights *w,
 		fmt_bytes(b2, sizeof(b2), (double)r->mem[i].peak_rss);
 		printf("%s  rank %-3d weights %10s  peak RSS %10s  load %.3f s\n",
 		       i ? "" : "\n", i, b1, b2, r->mem[i].load_s);
+	}
+	for (i = 0; r->mem && r->nranks > 1 && i < r->nranks; i++) {
+		int p;
+
+		for (p = 0; p < r->nranks; p++) {
+			const char *dv = strcmp(r->transport, "rdma") ? NULL :
+					 tp_link_device(i, p);
+
+			if (p == i)
+				continue;
+			fmt_bytes(b1, sizeof(b1),
+				  (double)r->mem[i].peer_bytes[p]);
+			printf("%s  rank %-3d -> rank %-3d %-16s %10s sent\n",
+			       i || p > 1 ? "" : "\n", i, p,
+			       !dv ? r->transport : *dv ? dv : "(IP only)", b1);
+		}
 	}
 	if (one || tcp) {
 		printf("\n  %-14s %10s %10s %10s %10s   %-5s  %s\n", "baseline",

@@ -273,6 +273,14 @@ static uint64_t token_hash(const struct tp_result *r)
 	return h;
 }
 
+/* The rank a transport's failure was about, or -1. */
+static int lost_peer(const struct tp_xport *a, const struct tp_xport *b)
+{
+	if (a && a->lost_peer >= 0)
+		return a->lost_peer;
+	return b ? b->lost_peer : -1;
+}
+
 int tp_run_rank(struct tp_opts *o)
 {
 	struct tp_result res = { 0 }, tcp = { 0 }, one = { 0 };
@@ -332,11 +340,12 @@ int tp_run_rank(struct tp_opts *o)
 	goto out;
 abort:
 	/*
-	 * Tell the peers, and leave the rest to exit(): the monitor thread
-	 * still watches the control connections, closing them under it
-	 * would only add confusing messages.
+	 * Tell the peers (naming the rank the data path lost, if it did),
+	 * and leave the rest to exit(): the monitor thread still watches
+	 * the control connections, closing them under it would only add
+	 * confusing messages.
 	 */
-	tp_mon_abort();
+	tp_mon_abort(lost_peer(xr, xt));
 	return TP_EXIT_FAIL;
 out:
 	tp_disconnect_ranks(&rdv, xr, xt);

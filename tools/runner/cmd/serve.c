@@ -240,9 +240,33 @@ static int loop(struct srv *S)
 		}
 	}
 fail:
-	if (!S->me)
-		tp_job_fail_all();
 	return -1;
+}
+
+/* How long rank 0 answers 503 after it stopped, before it exits. */
+#define STOP_GRACE_MS 2000
+
+/*
+ * Rank 0 stops serving: every request waiting or running, and every new
+ * one, is answered 503 with WHY, for STOP_GRACE_MS (a client that
+ * retries at once learns why, rather than finding the port closed);
+ * then the process ends, and a supervisor restarts the job. The monitor
+ * thread calls it when it finds a rank lost; the generation loop when
+ * its all-reduce fails.
+ */
+static void stop_serving(const char *why)
+{
+	uint64_t end = tp_now_ns() + STOP_GRACE_MS * 1000000ull;
+	char msg[700];
+
+	snprintf(msg, sizeof(msg), "%s: tprun serve stops; restart the job",
+		 why);
+	tp_info("%s", msg);
+	tp_job_fail_all(msg);
+	tp_job_drain(STOP_GRACE_MS);
+	while (tp_now_ns() < end)
+		usleep(50000);
+	tp_job_drain(500);	/* requests that came meanwhile */
 }
 
 int tp_serve_rank(struct tp_opts *o)
@@ -297,8 +321,24 @@ int tp_serve_rank(struct tp_opts *o)
 			goto abort;
 		}
 	}
+	if (S.me == 0)
+		tp_mon_on_lost(stop_serving);
 	loop(&S);
+	if (S.me == 0) {
+		struct tp_xport *x = o->transport == TP_TR_RDMA ? xr : xt;
+		int p = x ? x->lost_peer : -1;
+		char why[400];
+
+		if (p >= 0)
+			snprintf(why, sizeof(why),
+				 "rank %d (%s) was lost: the all-reduce with it failed",
+				 p, rdv.name[p]);
+		else
+			snprintf(why, sizeof(why), "the all-reduce failed");
+		stop_serving(why);
+	}
 abort:
-	tp_mon_abort();
+	tp_mon_abort(xr && xr->lost_peer >= 0 ? xr->lost_peer :
+		     xt ? xt->lost_peer : -1);
 	return TP_EXIT_FAIL;
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* Mesh and ring all-reduce over a transport; see allreduce.h. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,6 +26,38 @@ enum tp_algo tp_ar_choose(enum tp_algo req, int nranks, size_t bytes,
 	if (nranks <= 2 || bytes < ring_min)
 		return TP_ALGO_MESH;
 	return TP_ALGO_RING;
+}
+
+enum tp_algo tp_ar_algo(const struct tp_ar *ar, size_t bytes)
+{
+	if (ar->ring_only)
+		return TP_ALGO_RING;
+	return tp_ar_choose(ar->algo, ar->nranks, bytes, ar->ring_min);
+}
+
+int tp_ar_links_check(const struct tp_xport *x, enum tp_algo algo, char *err,
+		      size_t errlen)
+{
+	int N = x->nranks, me = x->rank, p;
+	int right = (me + 1) % N, left = (me + N - 1) % N;
+
+	for (p = 0; p < N; p++) {
+		if (p == me || x->link_mask >> p & 1)
+			continue;
+		if (algo == TP_ALGO_MESH) {
+			snprintf(err, errlen,
+				 "--algorithm mesh writes to every rank, and rank %d has no RDMA link to rank %d (reached over IP only): use ring or auto",
+				 me, p);
+			return -1;
+		}
+		if (p == right || p == left) {
+			snprintf(err, errlen,
+				 "rank %d has no RDMA link to rank %d, its neighbour in the ring of ranks 0..%d: number the ranks in the order of the cables (or give -d a device for it)",
+				 me, p, N - 1);
+			return -1;
+		}
+	}
+	return 0;
 }
 
 void tp_ring_chunk(size_t n, int nranks, int i, size_t *off, size_t *len)
@@ -92,6 +125,9 @@ void tp_ar_init(struct tp_ar *ar, struct tp_xport *x, enum tp_algo algo,
 	ar->algo = algo;
 	ar->ring_min = ring_min;
 	ar->max_floats = max_floats;
+	ar->ring_only = x->nranks > 2 &&
+			(x->link_mask | 1ull << x->rank) !=
+			(x->nranks < 64 ? (1ull << x->nranks) - 1 : ~0ull);
 	layout(x->nranks, algo, max_floats, &l);
 	ar->mesh_s = l.mesh_s;
 	ar->mesh_r = l.mesh_r;
@@ -342,8 +378,7 @@ static int allreduce(struct tp_ar *ar, float *in, float *out, size_t n,
 		       n, ar->max_floats);
 		return -1;
 	}
-	a = tp_ar_choose(ar->algo, ar->nranks, n * sizeof(float),
-			 ar->ring_min);
+	a = tp_ar_algo(ar, n * sizeof(float));
 	if (a == TP_ALGO_MESH) {
 		r = mesh(ar, in, out, n, add, t0, &late);
 	} else {
@@ -396,8 +431,7 @@ float *tp_ar_input(struct tp_ar *ar, size_t n)
 	int par = (int)(ar->calls & 1);
 
 	if (ar->nranks == 1 || n == 0 || n > ar->max_floats ||
-	    tp_ar_choose(ar->algo, ar->nranks, n * sizeof(float),
-			 ar->ring_min) != TP_ALGO_MESH)
+	    tp_ar_algo(ar, n * sizeof(float)) != TP_ALGO_MESH)
 		return NULL;
 	/* the writes of two calls ago may still read it */
 	if (ar->x->ops->wait_sent(ar->x, par))
@@ -409,6 +443,17 @@ int tp_ar_barrier(struct tp_ar *ar)
 {
 	struct tp_xport *x = ar->x;
 	int N = ar->nranks, me = ar->rank, par = (int)(ar->calls & 1), k;
+
+	if (ar->ring_only) {
+		/* a float of every rank's has passed through every rank */
+		float v[TP_MAX_RANKS] = { 0 };
+		int phase = ar->phase, r;
+
+		ar->phase = TP_PHASE_AUX;
+		r = tp_allreduce(ar, v, (size_t)N);
+		ar->phase = phase;
+		return r;
+	}
 
 	for (k = 1; k < N; k++)
 		if (x->ops->put(x, (me + k) % N, 0, 0, 0, par))

@@ -11,7 +11,9 @@
  *       for a fully cabled mesh, where each pair has its own link.
  * ring  Reduce-scatter then all-gather around the ring of ranks, in
  *       chunks of n/N: 2(N-1)/N x n per rank, 2(N-1) sequential steps.
- *       The fit for large (prefill) messages when the links are shared.
+ *       The fit for large (prefill) messages when the links are shared,
+ *       and the only one for a cluster cabled as a ring (rank r to r+1
+ *       and r-1 only): it writes to the right-hand neighbour alone.
  *       Each chunk is summed in a different order, but the all-gather
  *       hands every rank the same bits.
  *
@@ -64,6 +66,10 @@ struct tp_xport {
 	unsigned char *sbuf, *rbuf;
 	size_t sbuf_len, rbuf_len;
 	uint64_t bytes_sent;
+	uint64_t peer_bytes[TP_MAX_RANKS];	/* of them, to each peer */
+	/* the peers put() reaches (RDMA: those with a device; TCP: all) */
+	uint64_t link_mask;
+	int lost_peer;		/* the peer a failure is about, or -1 */
 	int timeout_ms;		/* longest wait for one message */
 };
 
@@ -95,6 +101,7 @@ struct tp_ar {
 	uint64_t calls;
 	uint64_t expect[TP_MAX_RANKS];
 	int phase;		/* which st[] the calls are counted in */
+	int ring_only;		/* links to the ring's neighbours only */
 	int same_clock;		/* the ranks' tp_now_ns() compare (--local) */
 	struct tp_ar_stats st[3];
 };
@@ -126,10 +133,20 @@ int tp_allreduce_add(struct tp_ar *ar, float *in, float *acc, size_t n);
  * buffer), or NULL: build it anywhere. Valid until that all-reduce.
  */
 float *tp_ar_input(struct tp_ar *ar, size_t n);
-/* Every rank has arrived: one empty message to and from every peer. */
+/* Every rank has arrived: one empty message to and from every peer
+ * (a ring all-reduce of N floats where only the neighbours have links). */
 int tp_ar_barrier(struct tp_ar *ar);
 enum tp_algo tp_ar_choose(enum tp_algo req, int nranks, size_t bytes,
 			  size_t ring_min);
+/* What AR runs for BYTES: the ring, when not every pair has a link. */
+enum tp_algo tp_ar_algo(const struct tp_ar *ar, size_t bytes);
+/*
+ * Whether the links of X (x->link_mask, as both ends of each pair agree)
+ * carry ALGO: the mesh needs a link to every rank, the ring (and auto,
+ * which then runs the ring only) to both neighbours. 0, or -1 and ERR.
+ */
+int tp_ar_links_check(const struct tp_xport *x, enum tp_algo algo, char *err,
+		      size_t errlen);
 const char *tp_algo_name(enum tp_algo a);
 /* Chunk I of N floats in the ring: [off, off+len). */
 void tp_ring_chunk(size_t n, int nranks, int i, size_t *off, size_t *len);

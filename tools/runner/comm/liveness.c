@@ -30,6 +30,8 @@ static struct {
 	uint64_t bye_hash[TP_MAX_RANKS];
 	unsigned char buf[TP_MAX_RANKS][16];
 	int buflen[TP_MAX_RANKS];
+	void (*on_lost)(const char *why);	/* before the exit */
+	uint64_t stalled_ns, stalled_at;	/* our own last stall */
 } M = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
 	.cond = PTHREAD_COND_INITIALIZER,
@@ -47,12 +49,31 @@ static void send_abort(int culprit)
 				    MSG_DONTWAIT | MSG_NOSIGNAL);
 }
 
-/* Rank P is gone or failing: say so, tell the others, exit. */
+/* Rank P is gone or failing: say so, tell the others (TELL), exit. */
+static _Noreturn void lost_tell(int p, const char *why, int tell)
+{
+	char msg[600];
+	uint64_t now = tp_now_ns();
+
+	snprintf(msg, sizeof(msg), "rank %d (%s) %s", p, M.r->name[p], why);
+	/* we ourselves were stopped (a paused machine) and come back late:
+	 * the others have given us up */
+	if (M.stalled_ns > M.peer_timeout_ns &&
+	    now - M.stalled_at < 2 * M.peer_timeout_ns + 5000000000ull)
+		snprintf(msg + strlen(msg), sizeof(msg) - strlen(msg),
+			 " (this rank itself did not run for %.1f s: it comes back late, the others have given it up)",
+			 (double)M.stalled_ns / 1e9);
+	tp_err("%s: exiting", msg);
+	if (tell)
+		send_abort(p);
+	if (M.on_lost)
+		M.on_lost(msg);
+	_exit(TP_EXIT_PEER);
+}
+
 static _Noreturn void lost(int p, const char *why)
 {
-	tp_err("rank %d (%s) %s: exiting", p, M.r->name[p], why);
-	send_abort(p);
-	_exit(TP_EXIT_PEER);
+	lost_tell(p, why, 1);
 }
 
 static void send_all(const unsigned char *b, size_t len)
@@ -101,7 +122,16 @@ static void input(int p)
 			if (M.buflen[p] - used < 2)
 				goto keep;
 			c = b[used + 1];
-			if (c == p || c == M.r->rank || c >= M.r->nranks)
+			if (c == M.r->rank) {
+				char me[200];
+
+				/* P may only pass on what another rank found */
+				snprintf(me, sizeof(me),
+					 "says this rank (%d) was given up: a rank had no answer from it in time (was this machine stopped, or is a link to it down?)",
+					 c);
+				lost_tell(p, me, 0);
+			}
+			if (c == p || c >= M.r->nranks)
 				lost(p, "failed (see its messages)");
 			snprintf(why, sizeof(why), "is gone (rank %d lost it)", p);
 			lost(c, why);
@@ -140,9 +170,12 @@ static void *monitor(void *arg)
 		 * virtual machine): the silence we would see is ours, not
 		 * the peers'. Start counting again.
 		 */
-		if (now - prev > 1000000000u)
+		if (now - prev > 1000000000u) {
 			for (p = 0; p < M.r->nranks; p++)
 				M.last_seen[p] = now;
+			M.stalled_ns = now - prev;
+			M.stalled_at = now;
+		}
 		prev = now;
 
 		pthread_mutex_lock(&M.lock);
@@ -248,7 +281,12 @@ int tp_mon_finish(uint64_t token_hash, int timeout_ms)
 	return ret;
 }
 
-void tp_mon_abort(void)
+void tp_mon_on_lost(void (*fn)(const char *why))
+{
+	M.on_lost = fn;
+}
+
+void tp_mon_abort(int culprit)
 {
 	if (!M.r)
 		return;
@@ -259,5 +297,7 @@ void tp_mon_abort(void)
 	 */
 	if (M.running)
 		usleep(300000);
-	send_abort(M.r->rank);
+	if (culprit < 0 || culprit >= M.r->nranks)
+		culprit = M.r->rank;
+	send_abort(culprit);
 }

@@ -24,7 +24,17 @@
 int tp_mon_start(struct tp_rdv *r, int peer_timeout_ms);
 /* 0, or -1 (reported) when a peer's tokens differ or it never said bye. */
 int tp_mon_finish(uint64_t token_hash, int timeout_ms);
-/* Tell the peers we are failing (best effort, any thread). */
-void tp_mon_abort(void);
+/*
+ * Tell the peers we are failing (best effort, any thread): because of
+ * rank CULPRIT (a data path error about it: the peers then name it), or
+ * -1 (our own failure).
+ */
+void tp_mon_abort(int culprit);
+/*
+ * FN runs in the monitor thread when it has found a rank lost, with the
+ * message it printed, before the process exits (tprun serve answers its
+ * requests with it). NULL: none.
+ */
+void tp_mon_on_lost(void (*fn)(const char *why));
 
 #endif /* TPRUN_MONITOR_H */

@@ -31,6 +31,10 @@ static int loop_put(struct tp_xport *x, int peer, size_t src_off,
 	struct loop_x *to = &me->l->r[peer];
 
 	(void)par;
+	if (!(x->link_mask >> peer & 1)) {	/* a test's topology */
+		tp_err("loop: rank %d has no link to rank %d", x->rank, peer);
+		return -1;
+	}
 	if (src_off + len > x->sbuf_len || dst_off + len > to->x.rbuf_len) {
 		tp_err("loop: put out of bounds");
 		return -1;
@@ -38,6 +42,7 @@ static int loop_put(struct tp_xport *x, int peer, size_t src_off,
 	memcpy(to->x.rbuf + dst_off, x->sbuf + src_off, len);
 	__atomic_add_fetch(&to->recvd[x->rank], 1, __ATOMIC_RELEASE);
 	x->bytes_sent += len;
+	x->peer_bytes[peer] += len;
 	return 0;
 }
 
@@ -96,6 +101,10 @@ struct tp_loop *tp_loop_new(int nranks, size_t sbuf_bytes, size_t rbuf_bytes)
 		x->sbuf_len = sbuf_bytes;
 		x->rbuf_len = rbuf_bytes;
 		x->timeout_ms = 20000;
+		x->lost_peer = -1;
+		/* every other rank (64 ranks: every bit) */
+		x->link_mask = (nranks < 64 ? (1ull << nranks) - 1 : ~0ull) &
+			       ~(1ull << i);
 	}
 	return l;
 }

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The all-reduce transport over RDMA verbs: one RC QP per peer, one CQ
- * with a completion channel, the send and receive buffers registered
- * once. A put is an RDMA WRITE WITH IMMEDIATE straight into the peer's
+ * The all-reduce transport over RDMA verbs: one RC QP per peer, on the
+ * device that serves that peer (a cluster cabled as a triangle, ring or
+ * mesh has a device per cable; route.c finds which), one CQ with a
+ * completion channel per device, the send and receive buffers
+ * registered once on each. A peer without a device is reached over IP
+ * only: the all-reduce then runs as a ring over the links there are. A put is an RDMA WRITE WITH IMMEDIATE straight into the peer's
  * receive buffer; the immediate is the per-pair message sequence number,
  * which the receiver checks, and its receive completion is what tells it
  * the data is there. Receives (no scatter entries: WRITE_WITH_IMM places
@@ -34,7 +37,22 @@
  * opcode of a completion with an error status is undefined) */
 #define RECV_TAG (1ull << 40)
 
+/* One device (a cable's end): its context, CQ and the buffers' keys. */
+struct rdma_dev {
+	char name[64];
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_comp_channel *ch;
+	struct ibv_cq *cq;
+	struct ibv_mr *smr, *rmr;
+	struct ibv_port_attr port;
+	union ibv_gid gid;
+	int gid_index, use_grh, max_inline, npeers;
+	unsigned unacked;
+};
+
 struct rdma_peer {
+	int dev;		/* index in rdma_x.d, -1: no RDMA link */
 	struct ibv_qp *qp;
 	uint32_t psn;
 	uint64_t raddr;
@@ -46,19 +64,13 @@ struct rdma_peer {
 
 struct rdma_x {
 	struct tp_xport x;
-	struct ibv_context *ctx;
-	struct ibv_pd *pd;
-	struct ibv_comp_channel *ch;
-	struct ibv_cq *cq;
-	struct ibv_mr *smr, *rmr;
-	struct ibv_port_attr port;
-	union ibv_gid gid;
-	int ib_port, gid_index, use_grh;
-	int sq_depth, rq_depth, spin_us, spin_yield, max_inline;
-	unsigned unacked;
+	struct rdma_dev d[TP_MAX_RANKS];
+	int ndev;
+	int ib_port;
+	int sq_depth, rq_depth, spin_us, spin_yield;
 	uint64_t outstanding[2];
 	struct rdma_peer p[TP_MAX_RANKS];
-	char desc[200];
+	char desc[2048];
 };
 
 static const char *status_hint(enum ibv_wc_status s)
@@ -94,22 +106,23 @@ static int post_recv(struct rdma_x *r, int p)
 
 	if (ibv_post_recv(r->p[p].qp, &wr, &bad)) {
 		tp_err("RDMA: posting a receive for rank %d failed", p);
+		r->x.lost_peer = p;
 		return -1;
 	}
 	return 0;
 }
 
-/* Poll the CQ once; 0 or -1 (reported). *got: completions seen. */
-static int poll_once(struct rdma_x *r, int *got)
+/* Poll device D's CQ once; 0 or -1 (reported). *got: completions seen. */
+static int poll_dev(struct rdma_x *r, struct rdma_dev *d, int *got)
 {
 	struct ibv_wc wc[32];
-	int n = ibv_poll_cq(r->cq, 32, wc), i;
+	int n = ibv_poll_cq(d->cq, 32, wc), i;
 
 	if (n < 0) {
-		tp_err("RDMA: polling the completion queue failed");
+		tp_err("RDMA %s: polling the completion queue failed", d->name);
 		return -1;
 	}
-	*got = n;
+	*got += n;
 	for (i = 0; i < n; i++) {
 		int recv = !!(wc[i].wr_id & RECV_TAG), p;
 
@@ -117,10 +130,11 @@ static int poll_once(struct rdma_x *r, int *got)
 		if (p < 0 || p >= r->x.nranks || p == r->x.rank)
 			p = peer_of_qp(r, wc[i].qp_num);
 		if (wc[i].status != IBV_WC_SUCCESS) {
-			tp_err("RDMA %s rank %d failed: %s%s",
-			       recv ? "receive from" : "write to", p,
+			tp_err("RDMA %s rank %d (on %s) failed: %s%s",
+			       recv ? "receive from" : "write to", p, d->name,
 			       ibv_wc_status_str(wc[i].status),
 			       status_hint(wc[i].status));
+			r->x.lost_peer = p;
 			return -1;
 		}
 		if (p < 0) {
@@ -134,6 +148,7 @@ static int poll_once(struct rdma_x *r, int *got)
 			if (seq != (uint32_t)(r->p[p].recvd + 1)) {
 				tp_err("RDMA: message %u from rank %d, expected %u: protocol error",
 				       seq, p, (uint32_t)(r->p[p].recvd + 1));
+				r->x.lost_peer = p;
 				return -1;
 			}
 			r->p[p].recvd++;
@@ -145,9 +160,22 @@ static int poll_once(struct rdma_x *r, int *got)
 		} else {
 			tp_err("RDMA: unexpected completion opcode %d from rank %d",
 			       wc[i].opcode, p);
+			r->x.lost_peer = p;
 			return -1;
 		}
 	}
+	return 0;
+}
+
+/* Poll every device's CQ once. */
+static int poll_once(struct rdma_x *r, int *got)
+{
+	int i;
+
+	*got = 0;
+	for (i = 0; i < r->ndev; i++)
+		if (poll_dev(r, &r->d[i], got))
+			return -1;
 	return 0;
 }
 
@@ -162,19 +190,42 @@ static int cond_met(struct rdma_x *r, int kind, int arg, uint64_t count)
 	}
 }
 
-/* Sleep on the completion channel until something completes or MS pass. */
+/* Sleep on the completion channels until something completes or MS pass. */
 static int sleep_cq(struct rdma_x *r, int ms)
 {
-	struct pollfd pf = { .fd = r->ch->fd, .events = POLLIN };
+	struct pollfd pf[TP_MAX_RANKS];
 	struct ibv_cq *cq;
 	void *cq_ctx;
+	int i;
 
-	if (poll(&pf, 1, ms) < 0 && errno != EINTR)
+	for (i = 0; i < r->ndev; i++) {
+		pf[i].fd = r->d[i].ch->fd;
+		pf[i].events = POLLIN;
+	}
+	if (poll(pf, (nfds_t)r->ndev, ms) < 0 && errno != EINTR)
 		return -1;
-	while (!ibv_get_cq_event(r->ch, &cq, &cq_ctx))
-		if (++r->unacked >= 64) {
-			ibv_ack_cq_events(r->cq, r->unacked);
-			r->unacked = 0;
+	for (i = 0; i < r->ndev; i++) {
+		struct rdma_dev *d = &r->d[i];
+
+		while (!ibv_get_cq_event(d->ch, &cq, &cq_ctx))
+			if (++d->unacked >= 64) {
+				ibv_ack_cq_events(d->cq, d->unacked);
+				d->unacked = 0;
+			}
+	}
+	return 0;
+}
+
+/* Ask every CQ for an event at its next completion. */
+static int arm(struct rdma_x *r)
+{
+	int i;
+
+	for (i = 0; i < r->ndev; i++)
+		if (ibv_req_notify_cq(r->d[i].cq, 0)) {
+			tp_err("RDMA %s: arming the completion queue failed",
+			       r->d[i].name);
+			return -1;
 		}
 	return 0;
 }
@@ -239,10 +290,8 @@ static int wait_until(struct rdma_x *r, int kind, int arg, uint64_t count)
 		}
 		if (!armed) {
 			/* arm, then look again: a completion may have come */
-			if (ibv_req_notify_cq(r->cq, 0)) {
-				tp_err("RDMA: arming the completion queue failed");
+			if (arm(r))
 				return -1;
-			}
 			armed = 1;
 			continue;
 		}
@@ -251,11 +300,13 @@ static int wait_until(struct rdma_x *r, int kind, int arg, uint64_t count)
 			return -1;
 		armed = 0;
 	}
-	if (kind == W_RECV)
+	if (kind == W_RECV) {
 		tp_err("RDMA: nothing from rank %d for %d ms (it hangs, or the link is down)",
 		       arg, r->x.timeout_ms);
-	else
+		r->x.lost_peer = arg;
+	} else {
 		tp_err("RDMA: writes not completed within %d ms", r->x.timeout_ms);
+	}
 	return -1;
 }
 
@@ -264,11 +315,8 @@ static int rdma_put(struct tp_xport *x, int peer, size_t src_off,
 {
 	struct rdma_x *r = (struct rdma_x *)x;
 	struct rdma_peer *pe = &r->p[peer];
-	struct ibv_sge sge = {
-		.addr = (uintptr_t)(x->sbuf + src_off),
-		.length = (uint32_t)len,
-		.lkey = r->smr->lkey,
-	};
+	struct rdma_dev *d;
+	struct ibv_sge sge;
 	struct ibv_send_wr wr = {
 		.wr_id = (uint64_t)peer << 1 | (uint64_t)par,
 		.sg_list = &sge,
@@ -278,22 +326,35 @@ static int rdma_put(struct tp_xport *x, int peer, size_t src_off,
 	}, *bad;
 	int err;
 
+	if (pe->dev < 0) {
+		tp_err("RDMA: no link to rank %d (it is reached over IP only)",
+		       peer);
+		return -1;
+	}
+	d = &r->d[pe->dev];
+	sge = (struct ibv_sge){
+		.addr = (uintptr_t)(x->sbuf + src_off),
+		.length = (uint32_t)len,
+		.lkey = d->smr->lkey,
+	};
 	if (pe->sq_used >= r->sq_depth && wait_until(r, W_SQ, peer, 0))
 		return -1;
 	wr.imm_data = htonl(++pe->sent);
 	wr.wr.rdma.remote_addr = pe->raddr + dst_off;
 	wr.wr.rdma.rkey = pe->rkey;
-	if ((int)len <= r->max_inline)
+	if ((int)len <= d->max_inline)
 		wr.send_flags |= IBV_SEND_INLINE;
 	err = ibv_post_send(pe->qp, &wr, &bad);
 	if (err) {
-		tp_err("RDMA: posting a write to rank %d failed: %s", peer,
-		       strerror(err));
+		tp_err("RDMA: posting a write to rank %d (on %s) failed: %s",
+		       peer, d->name, strerror(err));
+		x->lost_peer = peer;
 		return -1;
 	}
 	pe->sq_used++;
 	r->outstanding[par]++;
 	x->bytes_sent += len;
+	x->peer_bytes[peer] += len;
 	return 0;
 }
 
@@ -307,6 +368,24 @@ static int rdma_wait_sent(struct tp_xport *x, int par)
 	return wait_until((struct rdma_x *)x, W_SENT, par, 0);
 }
 
+static void dev_close(struct rdma_dev *d)
+{
+	if (d->unacked)
+		ibv_ack_cq_events(d->cq, d->unacked);
+	if (d->cq)
+		ibv_destroy_cq(d->cq);
+	if (d->ch)
+		ibv_destroy_comp_channel(d->ch);
+	if (d->smr)
+		ibv_dereg_mr(d->smr);
+	if (d->rmr)
+		ibv_dereg_mr(d->rmr);
+	if (d->pd)
+		ibv_dealloc_pd(d->pd);
+	if (d->ctx)
+		ibv_close_device(d->ctx);
+}
+
 static void rdma_destroy(struct tp_xport *x)
 {
 	struct rdma_x *r = (struct rdma_x *)x;
@@ -315,20 +394,8 @@ static void rdma_destroy(struct tp_xport *x)
 	for (p = 0; p < x->nranks; p++)
 		if (r->p[p].qp)
 			ibv_destroy_qp(r->p[p].qp);
-	if (r->unacked)
-		ibv_ack_cq_events(r->cq, r->unacked);
-	if (r->cq)
-		ibv_destroy_cq(r->cq);
-	if (r->ch)
-		ibv_destroy_comp_channel(r->ch);
-	if (r->smr)
-		ibv_dereg_mr(r->smr);
-	if (r->rmr)
-		ibv_dereg_mr(r->rmr);
-	if (r->pd)
-		ibv_dealloc_pd(r->pd);
-	if (r->ctx)
-		ibv_close_device(r->ctx);
+	for (p = 0; p < r->ndev; p++)
+		dev_close(&r->d[p]);
 	free(x->sbuf);
 	free(x->rbuf);
 	free(r);
@@ -368,15 +435,15 @@ static struct ibv_context *open_dev(const char *name)
 
 /* The GID to use: the IPv4-mapped one (RoCE v2 over IPv4), else the
  * first non-zero one; -1 if the table is empty (InfiniBand: LID only). */
-static int pick_gid(struct rdma_x *r)
+static int pick_gid(struct rdma_dev *d, int ib_port)
 {
 	union ibv_gid g;
 	int i, first = -1;
 
-	for (i = 0; i < r->port.gid_tbl_len && i < 256; i++) {
+	for (i = 0; i < d->port.gid_tbl_len && i < 256; i++) {
 		static const uint8_t v4[12] = { [10] = 0xff, [11] = 0xff };
 
-		if (ibv_query_gid(r->ctx, (uint8_t)r->ib_port, i, &g))
+		if (ibv_query_gid(d->ctx, (uint8_t)ib_port, i, &g))
 			continue;
 		if (!memcmp(g.raw, v4, 12) && (g.raw[12] | g.raw[13] |
 					       g.raw[14] | g.raw[15]))
@@ -388,21 +455,169 @@ static int pick_gid(struct rdma_x *r)
 	return first;
 }
 
-struct tp_xport *tp_rdma_new(const char *dev, int ib_port, int gid_index,
+/*
+ * Open device NAME (GID GID_INDEX, -1: pick one) into D, with a CQ of
+ * CQE entries and both buffers registered. 0, or -1 (reported).
+ */
+static int dev_open(struct rdma_x *r, struct rdma_dev *d, const char *name,
+		    int gid_index, int cqe)
+{
+	struct tp_xport *x = &r->x;
+	int port = r->ib_port;
+
+	snprintf(d->name, sizeof(d->name), "%s", name);
+	d->ctx = open_dev(name);
+	if (!d->ctx)
+		return -1;
+	if (ibv_query_port(d->ctx, (uint8_t)port, &d->port)) {
+		tp_err("RDMA %s: port %d cannot be queried", name, port);
+		return -1;
+	}
+	if (d->port.state != IBV_PORT_ACTIVE) {
+		tp_err("RDMA %s port %d is not active (state %s)", name, port,
+		       ibv_port_state_str(d->port.state));
+		return -1;
+	}
+	d->gid_index = gid_index >= 0 ? gid_index : pick_gid(d, port);
+	if (d->gid_index >= 0) {
+		if (ibv_query_gid(d->ctx, (uint8_t)port, d->gid_index,
+				  &d->gid)) {
+			tp_err("RDMA %s: GID index %d cannot be read", name,
+			       d->gid_index);
+			return -1;
+		}
+		d->use_grh = 1;
+	} else if (d->port.link_layer == IBV_LINK_LAYER_ETHERNET) {
+		tp_err("RDMA %s: no GID on port %d (is the netdev up, with an address?)",
+		       name, port);
+		return -1;
+	}
+	d->pd = ibv_alloc_pd(d->ctx);
+	d->ch = ibv_create_comp_channel(d->ctx);
+	if (d->ch) {
+		fcntl(d->ch->fd, F_SETFL, fcntl(d->ch->fd, F_GETFL) | O_NONBLOCK);
+		d->cq = ibv_create_cq(d->ctx, cqe, NULL, d->ch, 0);
+	}
+	if (!d->pd || !d->ch || !d->cq) {
+		tp_err("RDMA %s: cannot create a PD, completion channel or CQ of %d entries",
+		       name, cqe);
+		return -1;
+	}
+	d->smr = ibv_reg_mr(d->pd, x->sbuf, x->sbuf_len, IBV_ACCESS_LOCAL_WRITE);
+	d->rmr = ibv_reg_mr(d->pd, x->rbuf, x->rbuf_len,
+			    IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	if (!d->smr || !d->rmr) {
+		tp_err("RDMA %s: registering %zu + %zu bytes failed: %s (RLIMIT_MEMLOCK?)",
+		       name, x->sbuf_len, x->rbuf_len, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* An RC QP for peer P on its device, in INIT, its receives posted. */
+static int peer_qp(struct rdma_x *r, int p)
+{
+	struct rdma_dev *d = &r->d[r->p[p].dev];
+	struct ibv_qp_init_attr ia = {
+		.send_cq = d->cq,
+		.recv_cq = d->cq,
+		.cap = {
+			.max_send_wr = (uint32_t)r->sq_depth,
+			.max_recv_wr = (uint32_t)r->rq_depth,
+			.max_send_sge = 1,
+			.max_recv_sge = 1,
+			.max_inline_data = 64,
+		},
+		.qp_type = IBV_QPT_RC,
+	};
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT,
+		.port_num = (uint8_t)r->ib_port,
+		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE,
+	};
+	int i;
+
+	r->p[p].qp = ibv_create_qp(d->pd, &ia);
+	if (!r->p[p].qp) {
+		/* some devices have no inline data */
+		ia.cap.max_inline_data = 0;
+		r->p[p].qp = ibv_create_qp(d->pd, &ia);
+	}
+	if (!r->p[p].qp) {
+		tp_err("RDMA %s: cannot create an RC QP: %s", d->name,
+		       strerror(errno));
+		return -1;
+	}
+	d->max_inline = (int)ia.cap.max_inline_data;
+	if (ibv_modify_qp(r->p[p].qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS)) {
+		tp_err("RDMA %s: QP to INIT failed: %s", d->name,
+		       strerror(errno));
+		return -1;
+	}
+	r->p[p].psn = (uint32_t)tp_hash4(tp_now_ns(), (uint64_t)getpid(),
+					 (uint64_t)r->x.rank, (uint64_t)p) &
+		      0xffffff;
+	for (i = 0; i < r->rq_depth; i++)
+		if (post_recv(r, p))
+			return -1;
+	return 0;
+}
+
+/* "tbr0 port 1, GID 1 ::ffff:10.0.0.1, MTU 4096" */
+static void dev_describe(const struct rdma_x *r, const struct rdma_dev *d,
+			 char *out, size_t len)
+{
+	char gs[INET6_ADDRSTRLEN] = "none";
+
+	if (d->use_grh)
+		inet_ntop(AF_INET6, d->gid.raw, gs, sizeof(gs));
+	snprintf(out, len, "%s port %d, GID %d %s, MTU %d", d->name,
+		 r->ib_port, d->gid_index, gs, 128 << d->port.active_mtu);
+}
+
+/* One line for the report: the device, or which serves which peer. */
+static void describe(struct rdma_x *r)
+{
+	size_t pos = 0;
+	char one[200];
+	int p;
+
+	r->desc[0] = 0;
+	if (r->ndev == 1 && r->d[0].npeers == r->x.nranks - 1) {
+		dev_describe(r, &r->d[0], r->desc, sizeof(r->desc));
+		return;
+	}
+	for (p = 0; p < r->x.nranks; p++) {
+		if (p == r->x.rank)
+			continue;
+		if (r->p[p].dev < 0) {
+			tp_appendf(r->desc, sizeof(r->desc), &pos,
+				   "%srank %d: over IP only", pos ? "; " : "",
+				   p);
+			continue;
+		}
+		dev_describe(r, &r->d[r->p[p].dev], one, sizeof(one));
+		tp_appendf(r->desc, sizeof(r->desc), &pos, "%srank %d: %s",
+			   pos ? "; " : "", p, one);
+	}
+}
+
+struct tp_xport *tp_rdma_new(const struct tp_rdma_link *links, int ib_port,
 			     int rank, int nranks, size_t sbuf_bytes,
 			     size_t rbuf_bytes, int spin_us, int spin_yield,
 			     int timeout_ms)
 {
 	struct rdma_x *r = tp_calloc(1, sizeof(*r));
 	struct tp_xport *x = &r->x;
-	char gs[INET6_ADDRSTRLEN] = "none";
-	int p, cqe;
+	int p, i;
 
 	x->ops = &rdma_ops;
 	x->name = "rdma";
 	x->rank = rank;
 	x->nranks = nranks;
 	x->timeout_ms = timeout_ms;
+	x->lost_peer = -1;
 	x->sbuf = tp_alloc_pages(sbuf_bytes);
 	x->rbuf = tp_alloc_pages(rbuf_bytes);
 	x->sbuf_len = sbuf_bytes;
@@ -414,104 +629,32 @@ struct tp_xport *tp_rdma_new(const char *dev, int ib_port, int gid_index,
 	r->sq_depth = 4 * nranks + 8;
 	r->rq_depth = 4 * nranks + 8;
 
-	r->ctx = open_dev(dev);
-	if (!r->ctx)
-		goto fail;
-	if (ibv_query_port(r->ctx, (uint8_t)ib_port, &r->port)) {
-		tp_err("RDMA %s: port %d cannot be queried", dev, ib_port);
-		goto fail;
-	}
-	if (r->port.state != IBV_PORT_ACTIVE) {
-		tp_err("RDMA %s port %d is not active (state %s)", dev, ib_port,
-		       ibv_port_state_str(r->port.state));
-		goto fail;
-	}
-	r->gid_index = gid_index >= 0 ? gid_index : pick_gid(r);
-	if (r->gid_index >= 0) {
-		if (ibv_query_gid(r->ctx, (uint8_t)ib_port, r->gid_index,
-				  &r->gid)) {
-			tp_err("RDMA %s: GID index %d cannot be read", dev,
-			       r->gid_index);
-			goto fail;
-		}
-		r->use_grh = 1;
-		inet_ntop(AF_INET6, r->gid.raw, gs, sizeof(gs));
-	} else if (r->port.link_layer == IBV_LINK_LAYER_ETHERNET) {
-		tp_err("RDMA %s: no GID on port %d (is the netdev up, with an address?)",
-		       dev, ib_port);
-		goto fail;
-	}
-	snprintf(r->desc, sizeof(r->desc), "%s port %d, GID %d %s, MTU %d",
-		 dev, ib_port, r->gid_index, gs,
-		 128 << r->port.active_mtu);
-	r->pd = ibv_alloc_pd(r->ctx);
-	r->ch = ibv_create_comp_channel(r->ctx);
-	cqe = (nranks - 1) * (r->sq_depth + r->rq_depth) + 16;
-	if (r->ch) {
-		fcntl(r->ch->fd, F_SETFL, fcntl(r->ch->fd, F_GETFL) | O_NONBLOCK);
-		r->cq = ibv_create_cq(r->ctx, cqe, NULL, r->ch, 0);
-	}
-	if (!r->pd || !r->ch || !r->cq) {
-		tp_err("RDMA %s: cannot create a PD, completion channel or CQ of %d entries",
-		       dev, cqe);
-		goto fail;
-	}
-	r->smr = ibv_reg_mr(r->pd, x->sbuf, sbuf_bytes, IBV_ACCESS_LOCAL_WRITE);
-	r->rmr = ibv_reg_mr(r->pd, x->rbuf, rbuf_bytes,
-			    IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
-	if (!r->smr || !r->rmr) {
-		tp_err("RDMA %s: registering %zu + %zu bytes failed: %s (RLIMIT_MEMLOCK?)",
-		       dev, sbuf_bytes, rbuf_bytes, strerror(errno));
-		goto fail;
-	}
+	/* the devices: one per cable (a name and GID), shared by its peers */
 	for (p = 0; p < nranks; p++) {
-		struct ibv_qp_init_attr ia = {
-			.send_cq = r->cq,
-			.recv_cq = r->cq,
-			.cap = {
-				.max_send_wr = (uint32_t)r->sq_depth,
-				.max_recv_wr = (uint32_t)r->rq_depth,
-				.max_send_sge = 1,
-				.max_recv_sge = 1,
-				.max_inline_data = 64,
-			},
-			.qp_type = IBV_QPT_RC,
-		};
-		struct ibv_qp_attr a = {
-			.qp_state = IBV_QPS_INIT,
-			.port_num = (uint8_t)ib_port,
-			.qp_access_flags = IBV_ACCESS_REMOTE_WRITE,
-		};
-		int i;
-
-		if (p == rank)
+		r->p[p].dev = -1;
+		if (p == rank || !links[p].dev[0])
 			continue;
-		r->p[p].qp = ibv_create_qp(r->pd, &ia);
-		if (!r->p[p].qp) {
-			/* some devices have no inline data */
-			ia.cap.max_inline_data = 0;
-			r->p[p].qp = ibv_create_qp(r->pd, &ia);
-		}
-		if (!r->p[p].qp) {
-			tp_err("RDMA %s: cannot create an RC QP: %s", dev,
-			       strerror(errno));
-			goto fail;
-		}
-		r->max_inline = (int)ia.cap.max_inline_data;
-		if (ibv_modify_qp(r->p[p].qp, &a, IBV_QP_STATE |
-				  IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-				  IBV_QP_ACCESS_FLAGS)) {
-			tp_err("RDMA %s: QP to INIT failed: %s", dev,
-			       strerror(errno));
-			goto fail;
-		}
-		r->p[p].psn = (uint32_t)tp_hash4(tp_now_ns(), (uint64_t)getpid(),
-						 (uint64_t)rank, (uint64_t)p) &
-			      0xffffff;
-		for (i = 0; i < r->rq_depth; i++)
-			if (post_recv(r, p))
+		for (i = 0; i < r->ndev; i++)
+			if (!strcmp(r->d[i].name, links[p].dev) &&
+			    (links[p].gid_index < 0 ||
+			     r->d[i].gid_index == links[p].gid_index))
+				break;
+		if (i == r->ndev) {
+			int cqe = (nranks - 1) * (r->sq_depth + r->rq_depth) + 16;
+
+			r->ndev++;
+			if (dev_open(r, &r->d[i], links[p].dev,
+				     links[p].gid_index, cqe))
 				goto fail;
+		}
+		r->p[p].dev = i;
+		r->d[i].npeers++;
+		x->link_mask |= 1ull << p;
 	}
+	for (p = 0; p < nranks; p++)
+		if (r->p[p].dev >= 0 && peer_qp(r, p))
+			goto fail;
+	describe(r);
 	return x;
 fail:
 	rdma_destroy(x);
@@ -521,6 +664,22 @@ fail:
 const char *tp_rdma_describe(struct tp_xport *x)
 {
 	return ((struct rdma_x *)x)->desc;
+}
+
+int tp_rdma_link(struct tp_xport *x, int peer, char *dev, size_t devlen,
+		 char *gid, size_t gidlen)
+{
+	struct rdma_x *r = (struct rdma_x *)x;
+	const struct rdma_dev *d;
+
+	dev[0] = gid[0] = 0;
+	if (peer < 0 || peer >= x->nranks || r->p[peer].dev < 0)
+		return -1;
+	d = &r->d[r->p[peer].dev];
+	snprintf(dev, devlen, "%s", d->name);
+	if (d->use_grh)
+		inet_ntop(AF_INET6, d->gid.raw, gid, (socklen_t)gidlen);
+	return 0;
 }
 
 static void put32(unsigned char *b, uint32_t v)
@@ -539,26 +698,47 @@ static uint32_t get32(const unsigned char *b)
 
 /*
  * What PEER needs to reach us: our QP for it, its PSN, our LID, GID, MTU
- * and the receive buffer (address, key, size). Big-endian:
- * 0 qpn, 4 psn, 8 rkey, 12 lid, 16 mtu, 20 has_grh, 24 raddr (8),
- * 32 gid (16).
+ * and the receive buffer (address, key, size), on the device that serves
+ * it. Big-endian: 0 qpn, 4 psn, 8 rkey, 12 lid, 16 mtu, 20 has_grh,
+ * 24 raddr (8), 32 gid (16), 48 linked (1: we have a QP for it; 0: it
+ * is reached over IP only, and the rest is zero).
  */
 void tp_rdma_info(struct tp_xport *x, int peer,
 		  unsigned char out[TP_RDMA_INFO_LEN])
 {
 	struct rdma_x *r = (struct rdma_x *)x;
 	uint64_t a = (uintptr_t)x->rbuf;
+	const struct rdma_dev *d;
 
 	memset(out, 0, TP_RDMA_INFO_LEN);
+	if (r->p[peer].dev < 0)
+		return;
+	d = &r->d[r->p[peer].dev];
 	put32(out, r->p[peer].qp->qp_num);
 	put32(out + 4, r->p[peer].psn);
-	put32(out + 8, r->rmr->rkey);
-	put32(out + 12, r->port.lid);
-	put32(out + 16, r->port.active_mtu);
-	put32(out + 20, (uint32_t)r->use_grh);
+	put32(out + 8, d->rmr->rkey);
+	put32(out + 12, d->port.lid);
+	put32(out + 16, d->port.active_mtu);
+	put32(out + 20, (uint32_t)d->use_grh);
 	put32(out + 24, (uint32_t)(a >> 32));
 	put32(out + 28, (uint32_t)a);
-	memcpy(out + 32, r->gid.raw, 16);
+	memcpy(out + 32, d->gid.raw, 16);
+	put32(out + 48, 1);
+}
+
+/* No RDMA link to PEER after all: its QP goes, the peer is IP only. */
+static void unlink_peer(struct rdma_x *r, int peer)
+{
+	struct rdma_peer *pe = &r->p[peer];
+
+	if (pe->dev < 0)
+		return;
+	ibv_destroy_qp(pe->qp);
+	pe->qp = NULL;
+	r->d[pe->dev].npeers--;
+	pe->dev = -1;
+	r->x.link_mask &= ~(1ull << peer);
+	describe(r);
 }
 
 int tp_rdma_connect(struct tp_xport *x, int peer,
@@ -567,9 +747,20 @@ int tp_rdma_connect(struct tp_xport *x, int peer,
 	struct rdma_x *r = (struct rdma_x *)x;
 	struct rdma_peer *pe = &r->p[peer];
 	enum ibv_mtu mtu = (enum ibv_mtu)get32(in + 16);
-	struct ibv_qp_attr a = {
+	const struct rdma_dev *d;
+	struct ibv_qp_attr a;
+
+	if (pe->dev < 0 || !get32(in + 48)) {
+		if (pe->dev >= 0)
+			tp_info("RDMA: rank %d has no device towards us: it is reached over IP only",
+				peer);
+		unlink_peer(r, peer);
+		return 0;
+	}
+	d = &r->d[pe->dev];
+	a = (struct ibv_qp_attr){
 		.qp_state = IBV_QPS_RTR,
-		.path_mtu = mtu < r->port.active_mtu ? mtu : r->port.active_mtu,
+		.path_mtu = mtu < d->port.active_mtu ? mtu : d->port.active_mtu,
 		.dest_qp_num = get32(in),
 		.rq_psn = get32(in + 4),
 		.max_dest_rd_atomic = 1,
@@ -579,20 +770,19 @@ int tp_rdma_connect(struct tp_xport *x, int peer,
 			.port_num = (uint8_t)r->ib_port,
 		},
 	};
-
 	pe->rkey = get32(in + 8);
 	pe->raddr = (uint64_t)get32(in + 24) << 32 | get32(in + 28);
-	if (get32(in + 20) && r->use_grh) {
+	if (get32(in + 20) && d->use_grh) {
 		a.ah_attr.is_global = 1;
 		memcpy(a.ah_attr.grh.dgid.raw, in + 32, 16);
-		a.ah_attr.grh.sgid_index = (uint8_t)r->gid_index;
+		a.ah_attr.grh.sgid_index = (uint8_t)d->gid_index;
 		a.ah_attr.grh.hop_limit = 64;
 	}
 	if (ibv_modify_qp(pe->qp, &a, IBV_QP_STATE | IBV_QP_AV |
 			  IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
 			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER)) {
-		tp_err("RDMA: connecting the QP to rank %d (RTR) failed: %s",
-		       peer, strerror(errno));
+		tp_err("RDMA %s: connecting the QP to rank %d (RTR) failed: %s",
+		       d->name, peer, strerror(errno));
 		return -1;
 	}
 	memset(&a, 0, sizeof(a));
@@ -605,8 +795,8 @@ int tp_rdma_connect(struct tp_xport *x, int peer,
 	if (ibv_modify_qp(pe->qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
 			  IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
 			  IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC)) {
-		tp_err("RDMA: connecting the QP to rank %d (RTS) failed: %s",
-		       peer, strerror(errno));
+		tp_err("RDMA %s: connecting the QP to rank %d (RTS) failed: %s",
+		       d->name, peer, strerror(errno));
 		return -1;
 	}
 	return 0;

@@ -10,6 +10,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +23,57 @@
 #define HS_MAGIC 0x5450524eu	/* "TPRN" */
 #define HS_VERSION 1
 #define HS_LEN 32
-enum { KIND_CTRL = 0, KIND_DATA = 1 };
+/* KIND_REFUSED: the answer of a job that has all its ranks; its hash
+ * field is the length of the text that follows */
+enum { KIND_CTRL = 0, KIND_DATA = 1, KIND_REFUSED = 2 };
+#define REFUSAL_MAX 600
+
+/* One host of an entry ("[v6]" without its brackets) into OUT. */
+static int put_host(const char *h, size_t n, char *out, size_t cap)
+{
+	if (n >= 2 && h[0] == '[' && h[n - 1] == ']') {
+		h++;
+		n -= 2;
+	}
+	if (!n || n >= cap || memchr(h, '[', n) || memchr(h, ']', n))
+		return -1;
+	memcpy(out, h, n);
+	out[n] = 0;
+	return 0;
+}
+
+/* ENTRY (LEN bytes): "h|h2|...:port" into *PA. */
+static int parse_entry(const char *e, size_t len, struct tp_peer_addr *pa)
+{
+	const char *colon = NULL, *p, *h;
+	int i = 0;
+
+	memset(pa, 0, sizeof(*pa));
+	for (p = e; p < e + len; p++)	/* the last ':' outside brackets */
+		if (*p == '[')
+			p = memchr(p, ']', (size_t)(e + len - p)) ?:
+			    e + len - 1;
+		else if (*p == ':')
+			colon = p;
+	if (!colon || colon == e || colon + 1 >= e + len ||
+	    (size_t)(e + len - colon - 1) >= sizeof(pa->port))
+		return -1;
+	memcpy(pa->port, colon + 1, (size_t)(e + len - colon - 1));
+	for (h = e; h < colon; i++) {
+		const char *bar = memchr(h, '|', (size_t)(colon - h));
+		size_t n = (size_t)((bar ? bar : colon) - h);
+
+		if (i == TP_MAX_ADDRS ||
+		    put_host(h, n, i ? pa->alt[i - 1] : pa->host,
+			     i ? sizeof(pa->alt[0]) : sizeof(pa->host)))
+			return -1;
+		h = bar ? bar + 1 : colon;
+		if (bar && h == colon)
+			return -1;
+	}
+	pa->nalt = i - 1;
+	return 0;
+}
 
 int tp_parse_peers(const char *list, struct tp_peer_addr *out, int max,
 		   char *err, size_t errlen)
@@ -31,36 +82,18 @@ int tp_parse_peers(const char *list, struct tp_peer_addr *out, int max,
 	int n = 0;
 
 	while (*p) {
-		const char *end = strchr(p, ','), *colon, *hs = p, *he;
+		const char *end = strchr(p, ',');
 		size_t len = end ? (size_t)(end - p) : strlen(p);
 
 		if (n == max) {
 			snprintf(err, errlen, "more than %d peers", max);
 			return -1;
 		}
-		if (*p == '[') {	/* [v6]:port */
-			hs = p + 1;
-			he = memchr(p, ']', len);
-			colon = he && he + 1 < p + len && he[1] == ':' ? he + 1 :
-			      NULL;
-		} else {
-			colon = NULL;
-			for (he = p; he < p + len; he++)
-				if (*he == ':')
-					colon = he;
-			he = colon;
-		}
-		if (!colon || !he || he == hs || colon + 1 >= p + len ||
-		    (size_t)(he - hs) >= sizeof(out[n].host) ||
-		    (size_t)(p + len - colon - 1) >= sizeof(out[n].port)) {
-			snprintf(err, errlen, "bad peer '%.*s' (expected host:port)",
-				 (int)(len < 100 ? len : 100), p);
+		if (parse_entry(p, len, &out[n])) {
+			snprintf(err, errlen, "bad peer '%.*s' (expected host:port or host|host...:port, at most %d hosts)",
+				 (int)(len < 100 ? len : 100), p, TP_MAX_ADDRS);
 			return -1;
 		}
-		memcpy(out[n].host, hs, (size_t)(he - hs));
-		out[n].host[he - hs] = 0;
-		memcpy(out[n].port, colon + 1, (size_t)(p + len - colon - 1));
-		out[n].port[p + len - colon - 1] = 0;
 		n++;
 		p += len;
 		if (*p == ',')
@@ -69,6 +102,37 @@ int tp_parse_peers(const char *list, struct tp_peer_addr *out, int max,
 	if (!n)
 		snprintf(err, errlen, "empty peer list");
 	return n ? n : -1;
+}
+
+const char *tp_peer_host(const struct tp_peer_addr *pa, int i)
+{
+	return i ? pa->alt[i - 1] : pa->host;
+}
+
+int tp_peer_pick(const struct tp_peer_addr *pa, struct tp_route *route)
+{
+	int i, routed = -1;
+
+	for (i = 0; i <= pa->nalt; i++) {
+		struct tp_route r;
+
+		/* another host's other address that is also ours (a NAT
+		 * address every virtual machine has) is no way to it */
+		if (tp_route_get(tp_peer_host(pa, i), &r) || (i && r.local))
+			continue;
+		if (r.onlink) {
+			*route = r;
+			return i;
+		}
+		if (routed < 0) {
+			routed = i;
+			*route = r;
+		}
+	}
+	if (routed >= 0)
+		return routed;
+	memset(route, 0, sizeof(*route));
+	return 0;
 }
 
 int tp_listen(const char *host, const char *port, char *err, size_t errlen)
@@ -301,7 +365,8 @@ int tp_sock_port(int fd)
 }
 
 static int connect_one(struct tp_rdv *r, const struct tp_peer_addr *pa,
-		       int peer, int kind, uint64_t hash, uint64_t deadline)
+		       const char *host, int peer, int kind, uint64_t hash,
+		       uint64_t deadline)
 {
 	struct hs h = {
 		.magic = HS_MAGIC, .version = HS_VERSION, .kind = (uint32_t)kind,
@@ -311,7 +376,7 @@ static int connect_one(struct tp_rdv *r, const struct tp_peer_addr *pa,
 	unsigned char b[HS_LEN];
 	int fd, last;
 
-	fd = tp_dial(pa->host, pa->port, deadline, &last);
+	fd = tp_dial(host, pa->port, deadline, &last);
 	if (fd < -1) {
 		tp_err("rank %d (%s): %s", peer, r->name[peer],
 		       gai_strerror(-2 - fd));
@@ -332,6 +397,19 @@ static int connect_one(struct tp_rdv *r, const struct tp_peer_addr *pa,
 		return -1;
 	}
 	hs_decode(b, &back);
+	if (back.magic == HS_MAGIC && back.kind == KIND_REFUSED &&
+	    back.hash < REFUSAL_MAX) {
+		char text[REFUSAL_MAX];
+
+		if (tp_read_full(fd, text, (size_t)back.hash, deadline))
+			snprintf(text, sizeof(text), "(its reason was cut short)");
+		else
+			text[back.hash] = 0;
+		tp_err("rank %d at %s refused this rank: %s", peer,
+		       r->name[peer], text);
+		close(fd);
+		return -1;
+	}
 	/* the reply comes from the peer: from/to swapped */
 	if (hs_check(r, &back, peer, hash, r->name[peer])) {
 		close(fd);
@@ -463,20 +541,26 @@ int tp_rdv_connect(struct tp_rdv *r, int rank, int nranks,
 		   uint64_t cfg_hash, int timeout_ms)
 {
 	uint64_t deadline = tp_now_ns() + (uint64_t)timeout_ms * 1000000u;
+	const char *host[TP_MAX_RANKS];
 	int p;
 
 	memset(r, 0, sizeof(*r));
 	r->rank = rank;
 	r->nranks = nranks;
 	for (p = 0; p < nranks; p++) {
+		/* each peer at its address on our link to it, if any */
+		host[p] = tp_peer_host(&peers[p], p == rank ? 0 :
+				       tp_peer_pick(&peers[p], &r->route[p]));
 		r->ctrl[p] = r->data[p] = -1;
-		snprintf(r->name[p], sizeof(r->name[p]), "%s:%s", peers[p].host,
-			 peers[p].port);
+		snprintf(r->name[p], sizeof(r->name[p]), strchr(host[p], ':') ?
+			 "[%s]:%s" : "%s:%s", host[p], peers[p].port);
 	}
 	/* lower ranks first: they are connecting downwards or accepting */
 	for (p = 0; p < rank; p++)
-		if (connect_one(r, &peers[p], p, KIND_CTRL, cfg_hash, deadline) ||
-		    connect_one(r, &peers[p], p, KIND_DATA, cfg_hash, deadline))
+		if (connect_one(r, &peers[p], host[p], p, KIND_CTRL, cfg_hash,
+				deadline) ||
+		    connect_one(r, &peers[p], host[p], p, KIND_DATA, cfg_hash,
+				deadline))
 			goto fail;
 	if (accept_all(r, listen_fd, cfg_hash, deadline))
 		goto fail;
@@ -523,4 +607,75 @@ void tp_rdv_close(struct tp_rdv *r)
 			close(r->data[p]);
 		r->ctrl[p] = r->data[p] = -1;
 	}
+}
+
+struct turn_away {
+	int fd, rank, nranks;
+	char name[280];
+};
+
+/*
+ * After the mesh is complete, a rank keeps its port and tells whoever
+ * still connects (the same rank started twice, or a rank that comes back
+ * after the others gave it up) why it is refused, instead of leaving it
+ * to time out against a closed port.
+ */
+static void *turn_away(void *arg)
+{
+	struct turn_away *t = arg;
+
+	for (;;) {
+		unsigned char b[HS_LEN];
+		struct hs h, no;
+		char text[REFUSAL_MAX];
+		uint64_t deadline;
+		int fd = accept4(t->fd, NULL, NULL, SOCK_CLOEXEC);
+
+		if (fd < 0) {
+			if (errno == EINTR || errno == ECONNABORTED)
+				continue;
+			return NULL;
+		}
+		deadline = tp_now_ns() + 2000000000ull;
+		if (tp_read_full(fd, b, HS_LEN, deadline)) {
+			close(fd);
+			continue;
+		}
+		hs_decode(b, &h);
+		if (h.magic != HS_MAGIC) {
+			close(fd);
+			continue;
+		}
+		snprintf(text, sizeof(text),
+			 "the job of rank %d (%s) has all its %d ranks and runs: rank %u came late (after the job started, or after the others gave it up) or was started twice",
+			 t->rank, t->name, t->nranks, h.from);
+		tp_err("%s", text);
+		no = (struct hs){
+			.magic = HS_MAGIC, .version = HS_VERSION,
+			.kind = KIND_REFUSED, .from = (uint32_t)t->rank,
+			.to = h.from, .nranks = (uint32_t)t->nranks,
+			.hash = strlen(text),
+		};
+		hs_encode(b, &no);
+		if (!tp_write_full(fd, b, HS_LEN, deadline))
+			(void)tp_write_full(fd, text, strlen(text), deadline);
+		close(fd);
+	}
+}
+
+void tp_rdv_turn_away(const struct tp_rdv *r, int lfd)
+{
+	struct turn_away *t = tp_calloc(1, sizeof(*t));
+	pthread_t th;
+
+	t->fd = lfd;
+	t->rank = r->rank;
+	t->nranks = r->nranks;
+	snprintf(t->name, sizeof(t->name), "%s", r->name[r->rank]);
+	if (pthread_create(&th, NULL, turn_away, t)) {
+		close(lfd);
+		free(t);
+		return;
+	}
+	pthread_detach(th);
 }

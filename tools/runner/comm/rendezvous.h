@@ -15,10 +15,18 @@
 #include <stdint.h>
 
 #include "comm/allreduce.h"
+#include "comm/route.h"
 
+/*
+ * A rank's entry of the peer list: "host:port", or with the addresses of
+ * each of its cables "a|b|c:port" (a host with several links is reached
+ * at the address on the link to it, see route.h); [v6addr] in brackets.
+ */
 struct tp_peer_addr {
-	char host[256];
+	char host[256];		/* the first address: the one for messages */
 	char port[16];
+	int nalt;		/* more addresses, in alt[] */
+	char alt[TP_MAX_ADDRS - 1][INET6_ADDRSTRLEN + 2];
 };
 
 struct tp_rdv {
@@ -26,11 +34,26 @@ struct tp_rdv {
 	int ctrl[TP_MAX_RANKS];		/* -1 for ourselves */
 	int data[TP_MAX_RANKS];
 	char name[TP_MAX_RANKS][280];	/* "host:port", for messages */
+	/* the route to each peer's address we use (tp_peer_pick) */
+	struct tp_route route[TP_MAX_RANKS];
 };
 
-/* "h0:p0,h1:p1,..." ([v6addr]:port works too). Returns the count or -1. */
+/*
+ * "h0:p0,h1|h1b:p1,..." ([v6addr]:port works too). Returns the count or
+ * -1.
+ */
 int tp_parse_peers(const char *list, struct tp_peer_addr *out, int max,
 		   char *err, size_t errlen);
+/* Address I (0..nalt) of PA. */
+const char *tp_peer_host(const struct tp_peer_addr *pa, int i);
+/*
+ * Which of PA's addresses this host reaches it at: the first on a link
+ * of this host (no gateway: a cable to it), else the first with a
+ * route, else the first; an address of this host's own only when it is
+ * the first (ranks on one host). *ROUTE: the route to it (onlink 0 and src ""
+ * when there is none, or the address is a name).
+ */
+int tp_peer_pick(const struct tp_peer_addr *pa, struct tp_route *route);
 /* A listening socket on PORT of every local address (or -1 + ERR). */
 int tp_listen(const char *host, const char *port, char *err, size_t errlen);
 
@@ -38,6 +61,12 @@ int tp_listen(const char *host, const char *port, char *err, size_t errlen);
 int tp_rdv_connect(struct tp_rdv *r, int rank, int nranks,
 		   const struct tp_peer_addr *peers, int listen_fd,
 		   uint64_t cfg_hash, int timeout_ms);
+/*
+ * Keep answering on LFD (our listening socket, which it takes) after the
+ * mesh is complete: a rank that connects now is refused with a message
+ * (started twice, or back after the others gave it up).
+ */
+void tp_rdv_turn_away(const struct tp_rdv *r, int lfd);
 /* Send OUT and receive IN (LEN bytes each way) on PEER's control link. */
 int tp_rdv_xchg(struct tp_rdv *r, int peer, const void *out, void *in,
 		size_t len, int timeout_ms);

@@ -5,8 +5,11 @@
  * of control and data connections, the configuration check) is the
  * rendezvous of --peers (rendezvous.c), unchanged.
  *
- * A registration is one fixed-size message; the answer is a status and
- * a text: the peer list, or the error every rank prints.
+ * A registration is one fixed-size message and the rank's addresses (all
+ * of them: a host with a cable per peer is reached at a different
+ * address by each); the answer is a status and a text: the peer list,
+ * each rank as "the address rank 0 saw|its others:port", or the error
+ * every rank prints.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -24,16 +27,17 @@
 #include "comm/rendezvous.h"
 
 #define REG_MAGIC 0x54505247u	/* "TPRG" */
-#define REG_VERSION 1
+#define REG_VERSION 2
 #define REG_LEN 40
 #define ANSWER_LEN 12
-#define TEXT_MAX 8192
+#define TEXT_MAX 32768
+#define ADDRS_MAX 512	/* a rank's addresses, "a|b|[v6]" */
 /* a connection must say who it is this fast (a port scanner does not) */
 #define HELLO_NS 5000000000ull
 enum { ANSWER_OK = 0, ANSWER_ERROR = 1 };
 
 struct reg {
-	uint32_t magic, version, rank, nranks, port;
+	uint32_t magic, version, rank, nranks, port, addrs_len;
 	uint64_t model_size, model_hash;
 };
 
@@ -45,6 +49,7 @@ static void reg_encode(unsigned char *b, const struct reg *r)
 	be_put(b + 8, r->rank, 4);
 	be_put(b + 12, r->nranks, 4);
 	be_put(b + 16, r->port, 4);
+	be_put(b + 20, r->addrs_len, 4);
 	be_put(b + 24, r->model_size, 8);
 	be_put(b + 32, r->model_hash, 8);
 }
@@ -56,6 +61,7 @@ static void reg_decode(const unsigned char *b, struct reg *r)
 	r->rank = (uint32_t)be_get(b + 8, 4);
 	r->nranks = (uint32_t)be_get(b + 12, 4);
 	r->port = (uint32_t)be_get(b + 16, 4);
+	r->addrs_len = (uint32_t)be_get(b + 20, 4);
 	r->model_size = be_get(b + 24, 8);
 	r->model_hash = be_get(b + 32, 8);
 }
@@ -106,6 +112,7 @@ struct registry {
 	const struct tp_rdv_reg *q;
 	int fd[TP_MAX_RANKS];			/* -1: not yet */
 	char host[TP_MAX_RANKS][INET6_ADDRSTRLEN + 2];
+	char addrs[TP_MAX_RANKS][ADDRS_MAX];	/* its others */
 	uint32_t port[TP_MAX_RANKS];
 	char text[TEXT_MAX];
 };
@@ -209,14 +216,21 @@ static void *turn_away(void *arg)
 		}
 		peer_host(fd, from, sizeof(from));
 		if (!tp_read_full(fd, b, REG_LEN, tp_now_ns() + HELLO_NS)) {
+			char addrs[ADDRS_MAX];
+
 			reg_decode(b, &r);
+			/* read what it sent: closing on unread bytes resets
+			 * the connection before it reads our answer */
+			if (r.addrs_len < ADDRS_MAX)
+				(void)tp_read_full(fd, addrs, r.addrs_len,
+						   tp_now_ns() + HELLO_NS);
 			if (r.nranks != (uint32_t)l->nranks)
 				snprintf(text, sizeof(text),
 					 "world sizes disagree: this rank was started as one of %u ranks, the job at %s has %d",
 					 r.nranks, l->addr, l->nranks);
 			else
 				snprintf(text, sizeof(text),
-					 "the job at %s already has its %d ranks: rank %u (from %s) was started twice?",
+					 "the job at %s already has its %d ranks: rank %u (from %s) came late (after the job started, or after it was declared lost) or was started twice",
 					 l->addr, l->nranks, r.rank, from);
 			tp_err("rendezvous: %s", text);
 			answer(fd, ANSWER_ERROR, text, tp_now_ns() + HELLO_NS);
@@ -241,11 +255,37 @@ static void keep_turning_away(int fd, const struct tp_rdv_reg *q)
 	pthread_detach(t);
 }
 
+/*
+ * Append a rank's entry to the peer list at *POS: HOST (where rank 0 saw
+ * it, or its address) first, then its other addresses ADDRS ("a|b").
+ */
+static void entry(char *list, size_t *pos, const char *host,
+		  const char *addrs, unsigned port)
+{
+	const char *a = addrs;
+
+	tp_appendf(list, TEXT_MAX, pos, "%s%s%s%s", *pos ? "," : "",
+		   strchr(host, ':') && host[0] != '[' ? "[" : "", host,
+		   strchr(host, ':') && host[0] != '[' ? "]" : "");
+	while (*a) {
+		size_t n = strcspn(a, "|");
+		int same = n == strlen(host) && !strncmp(a, host, n);
+
+		if (!same && n)
+			tp_appendf(list, TEXT_MAX, pos, "|%.*s", (int)n, a);
+		a += n;
+		if (*a == '|')
+			a++;
+	}
+	tp_appendf(list, TEXT_MAX, pos, ":%u", port);
+}
+
 static int rank0(const struct tp_rdv_reg *q, const struct tp_peer_addr *me,
 		 int mesh_port, char **peers)
 {
 	uint64_t deadline = tp_now_ns() + (uint64_t)q->timeout_ms * 1000000u;
 	struct registry *g = tp_calloc(1, sizeof(*g));
+	char mine[ADDRS_MAX];
 	int rfd, p, got = 0, ret = -1;
 	size_t pos = 0;
 
@@ -260,7 +300,7 @@ static int rank0(const struct tp_rdv_reg *q, const struct tp_peer_addr *me,
 	}
 	while (got < q->nranks - 1) {
 		unsigned char b[REG_LEN];
-		char from[sizeof(g->host[0])];
+		char from[sizeof(g->host[0])], addrs[ADDRS_MAX];
 		uint64_t hello;
 		struct reg r;
 		int fd;
@@ -294,6 +334,13 @@ static int rank0(const struct tp_rdv_reg *q, const struct tp_peer_addr *me,
 			close(fd);
 			continue;
 		}
+		if (r.addrs_len >= ADDRS_MAX ||
+		    (r.version == REG_VERSION && r.rank < (uint32_t)q->nranks &&
+		     tp_read_full(fd, addrs, r.addrs_len, hello))) {
+			close(fd);	/* garbled or gone */
+			continue;
+		}
+		addrs[r.addrs_len] = 0;
 		if (refuse(g, &r, from)) {
 			fail_all(g, fd, tp_now_ns() + HELLO_NS);
 			close(rfd);
@@ -302,13 +349,14 @@ static int rank0(const struct tp_rdv_reg *q, const struct tp_peer_addr *me,
 		g->fd[r.rank] = fd;
 		g->port[r.rank] = r.port;
 		snprintf(g->host[r.rank], sizeof(g->host[0]), "%s", from);
+		snprintf(g->addrs[r.rank], sizeof(g->addrs[0]), "%s", addrs);
 		got++;
 	}
 	*peers = tp_calloc(TEXT_MAX, 1);
-	tp_appendf(*peers, TEXT_MAX, &pos, "%s:%d", me->host, mesh_port);
+	tp_local_addrs(mine, sizeof(mine));
+	entry(*peers, &pos, me->host, mine, (unsigned)mesh_port);
 	for (p = 1; p < q->nranks; p++)
-		tp_appendf(*peers, TEXT_MAX, &pos, ",%s:%u", g->host[p],
-			   g->port[p]);
+		entry(*peers, &pos, g->host[p], g->addrs[p], g->port[p]);
 	for (p = 1; p < q->nranks; p++) {
 		/* one that died meanwhile is found missing in the mesh */
 		answer(g->fd[p], ANSWER_OK, *peers, tp_now_ns() + HELLO_NS);
@@ -331,6 +379,7 @@ static int other_rank(const struct tp_rdv_reg *q, const struct tp_peer_addr *r0,
 		.port = (uint32_t)mesh_port, .model_size = q->model_size,
 		.model_hash = q->model_hash,
 	};
+	char addrs[ADDRS_MAX];
 	unsigned char b[REG_LEN > ANSWER_LEN ? REG_LEN : ANSWER_LEN];
 	char *text;
 	uint32_t len;
@@ -349,8 +398,11 @@ static int other_rank(const struct tp_rdv_reg *q, const struct tp_peer_addr *r0,
 	/* rank 0 waits up to its own timeout for the others: a little more */
 	deadline = tp_now_ns() + (uint64_t)q->timeout_ms * 1000000u +
 		   HELLO_NS;
+	tp_local_addrs(addrs, sizeof(addrs));
+	r.addrs_len = (uint32_t)strlen(addrs);
 	reg_encode(b, &r);
 	if (tp_write_full(fd, b, REG_LEN, deadline) ||
+	    tp_write_full(fd, addrs, r.addrs_len, deadline) ||
 	    tp_read_full(fd, b, ANSWER_LEN, deadline)) {
 		tp_err("rendezvous at %s: %s", q->addr,
 		       errno == ETIMEDOUT ? "no answer from rank 0 in time" :

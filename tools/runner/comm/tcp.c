@@ -50,6 +50,7 @@ struct tcp_x {
 
 static int peer_error(struct tcp_x *t, int p, const char *what, int err)
 {
+	t->x.lost_peer = p;
 	tp_err("TCP %s rank %d (%s): %s", what, p, t->p[p].name,
 	       err ? strerror(err) :
 	       "connection closed (the rank died or exited)");
@@ -128,6 +129,7 @@ static int pull_in(struct tcp_x *t, int p)
 			    pe->len > t->x.rbuf_len - pe->dst_off) {
 				tp_err("TCP: bad message from rank %d (%s): protocol error",
 				       p, pe->name);
+				t->x.lost_peer = p;
 				return -1;
 			}
 		} else {
@@ -192,6 +194,7 @@ static int tcp_put(struct tp_xport *x, int peer, size_t src_off,
 	pe->qlen++;
 	t->outstanding[par]++;
 	x->bytes_sent += len;
+	x->peer_bytes[peer] += len;
 	return flush_out(t, peer);
 }
 
@@ -221,12 +224,14 @@ static int wait_for(struct tcp_x *t, int peer, uint64_t count, int par)
 			return 0;
 		now = tp_now_ns();
 		if (now > deadline) {
-			if (peer >= 0)
+			if (peer >= 0) {
 				tp_err("TCP: no data from rank %d (%s) for %d ms",
 				       peer, t->p[peer].name, t->x.timeout_ms);
-			else
+				t->x.lost_peer = peer;
+			} else {
 				tp_err("TCP: sends did not drain for %d ms",
 				       t->x.timeout_ms);
+			}
 			return -1;
 		}
 	}
@@ -277,12 +282,14 @@ struct tp_xport *tp_tcp_new(const int *fds, const char (*names)[280],
 	t->x.sbuf_len = sbuf_bytes;
 	t->x.rbuf_len = rbuf_bytes;
 	t->x.timeout_ms = timeout_ms;
+	t->x.lost_peer = -1;
 	t->spin_us = spin_us;
 	for (p = 0; p < nranks; p++) {
 		t->p[p].fd = fds[p];
 		t->p[p].name = names[p];
 		if (p == rank)
 			continue;
+		t->x.link_mask |= 1ull << p;
 		/* at most two calls of 2N-2 messages are in flight */
 		t->p[p].qcap = (unsigned)(4 * nranks + 8);
 		t->p[p].q = tp_calloc(t->p[p].qcap, sizeof(struct out_msg));
