@@ -73,7 +73,7 @@ dpkg -r tbrdma-tools tbrdma-provider tbrdma-dkms >"$TBRDMA_OUT/dpkg-r.log" 2>&1 
 	fail "tbrdma.ko left under /lib/modules/$kver/updates"
 left=$(ls -d /usr/src/tbrdma-* /usr/sbin/tbrdma /usr/bin/tprun 2>/dev/null || true)
 [[ -z $left ]] || fail "left after dpkg -r: $left"
-! ls /usr/lib/*/libibverbs/libtbrdma-rdmav34.so >/dev/null 2>&1 || fail "provider left after dpkg -r"
+! ls /usr/lib/*/libibverbs/libtbrdma-rdmav*.so >/dev/null 2>&1 || fail "provider left after dpkg -r"
 ! dkms status tbrdma | grep -q . || fail "dkms still knows tbrdma: $(dkms status tbrdma)"
 dpkg -P tbrdma-provider >/dev/null || fail "dpkg -P tbrdma-provider"
 [[ ! -e /etc/libibverbs.d/tbrdma.driver ]] || fail "tbrdma.driver left after dpkg -P"
