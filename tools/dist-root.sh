@@ -202,13 +202,16 @@ fetch)
 	[[ $# -gt 0 ]] || die "usage: dist-root.sh fetch DIST..."
 	for d in "$@"; do check_dist "$d"; done
 	mkdir -p "$cache"
+	# The releases side by side: mostly downloads and dpkg.  One builder
+	# per root; another fetch of it waits and then finds it present.
+	pids=()
 	for d in "$@"; do
-		# One builder per root; the others wait and then find it present.
-		exec {lock}>"$cache/.$d.lock"
-		flock "$lock"
-		fetch_dist "$d"
-		exec {lock}>&-
+		(flock 9 && fetch_dist "$d") 9>"$cache/.$d.lock" &
+		pids+=($!)
 	done
+	rc=0
+	for p in "${pids[@]}"; do wait "$p" || rc=$?; done
+	exit "$rc"
 	;;
 root) [[ $# -eq 1 ]] || die "usage: dist-root.sh root DIST"; check_dist "$1"; echo "$cache/$1/root" ;;
 kver)
