@@ -103,6 +103,40 @@ modules-for:
 		$(MAKE) -C $$kdir M=$(BUILD)/kmods/$(FOR_KVER)/$$d modules; \
 	done
 
+# ---- Other Debian releases: DIST=trixie (Debian 13) or DIST=sid -------------
+# Each release has a root in the project's cache (tools/dist-root.sh; `make
+# deps DIST=...` builds it from Debian's archive): its kernel and headers,
+# its compiler, its rdma-core.  A copy of the tree (build/dist/DIST/tree,
+# tools/tree-copy.sh) is built inside it -- the module for its kernel with
+# the compiler its headers ask for, the provider against its libibverbs --
+# and is what that release's guest runs (run-vm.sh --dist DIST).
+DIST ?=
+DISTS := $(shell tools/dist-root.sh list)
+DIST_TREE = $(BUILD)/dist/$(DIST)/tree
+# $(call in_dist,COMMAND): COMMAND inside DIST's root, the copy of the tree
+# visible at its own path.
+in_dist = tools/dist-root.sh run $(DIST) --bind $(DIST_TREE) -- $(1)
+comma := ,
+.PHONY: dist-build dist-sparse dist-unit-tests check-dist-name
+check-dist-name:
+	@test -n "$(filter $(DIST),$(DISTS))" -a -n "$(DIST)" || \
+		{ echo "DIST must be one of: $(DISTS)" >&2; exit 2; }
+
+dist-build: check-dist-name
+	tools/tree-copy.sh $(DIST_TREE)
+	$(call in_dist,make -C $(DIST_TREE) -j2 all test-progs KDIR=$$(tools/dist-root.sh kdir $(DIST)))
+
+# sparse on the module against DIST's kernel, with DIST's sparse.
+dist-sparse: dist-build
+	$(call in_dist,$(DIST_TREE)/tests/host/run-sparse.sh $$(tools/dist-root.sh kdir $(DIST)) $(DIST_TREE))
+
+# The provider's ABI tests against DIST's libibverbs (the layouts declared
+# for its rdma-core release, checked against its binary).
+DIST_UNIT_TESTS = test_provider_abi test_provider_ops test_provider_load \
+	test_provider_match test_wqe test_fastpath test_wr_api test_queue
+dist-unit-tests: dist-build
+	$(call in_dist,make -C $(DIST_TREE)/tests/unit check ONLY="$(DIST_UNIT_TESTS)")
+
 # sparse on every module source (C=2 checks files even when up to date).
 sparse:
 	tests/host/run-sparse.sh $(KDIR)
@@ -111,11 +145,16 @@ checkpatch:
 	tests/host/run-checkpatch.sh
 
 deps:
-	tools/install-deps.sh
+	tools/install-deps.sh $(if $(DIST),--dist $(DIST))
 
-# What `make demo` needs only: the 6.1 kernel, no npm packages.
+# What `make demo` needs only: the 6.1 kernel (or DIST's root), no npm packages.
 deps-demo:
-	tools/install-deps.sh --demo
+	tools/install-deps.sh --demo $(if $(DIST),--dist $(DIST))
+
+# What `make deb` needs: the packaging tools and the build dependencies
+# (or DIST's root, which has them).
+deps-deb:
+	tools/install-deps.sh --deb $(if $(DIST),--dist $(DIST))
 
 # Host-side tests: the C unit tests and the tests of our test scripts, all
 # judged by one TAP runner.
@@ -154,10 +193,12 @@ check: deps
 
 # The builds run in a make started after the dependencies are in: this
 # make read KDIR before `make deps` had unpacked any headers.
+# DIST=trixie|sid: the demo in that release's guest (run-vm.sh builds the
+# tree in its root).
 demo: deps-demo
 	$(MAKE) demo-run
-demo-run: all test-progs
-	TBRDMA_SELFTEST_DIR=$(CURDIR)/tests/demo tests/vm/run-vm.sh
+demo-run: $(if $(DIST),check-dist-name,all test-progs)
+	TBRDMA_SELFTEST_DIR=$(CURDIR)/tests/demo tests/vm/run-vm.sh $(if $(DIST),--dist $(DIST))
 
 # The soak (issue 7; not in `make check`): >= 10 minutes of 1024 QPs with
 # netem faults, then delete, unload and slab counts back to their start.
@@ -294,10 +335,18 @@ dkms-remove:
 # dpkg-buildpackage from a copy of the tree's sources in $(DEB_DIR), where
 # tools/debian becomes debian/; then lintian, which must find no error
 # and no warning.
-DEB_DIR = $(BUILD)/deb
+# DIST=trixie|sid: built inside that release's root (its compiler, its
+# libibverbs, its debhelper and lintian), into the copy of the tree its
+# guest runs (build/dist/DIST/tree/build/deb).  `make deb` first installs
+# what it needs (deps-deb), as `make demo` does.
+DEB_DIR = $(if $(DIST),$(DIST_TREE)/build/deb,$(BUILD)/deb)
 DEB_SRC = $(DEB_DIR)/tbrdma-$(VERSION)
-.PHONY: deb check-packages
-deb:
+# $(call deb_sh,COMMAND): COMMAND by sh, in DIST's root if DIST is set.
+deb_sh = $(if $(DIST),$(call in_dist,sh -c '$(1)'),sh -c '$(1)')
+.PHONY: deb deb-run deps-deb check-packages
+deb: deps-deb
+	$(MAKE) deb-run
+deb-run: $(if $(DIST),check-dist-name)
 	@test -n "$(VERSION)" || { echo "no PACKAGE_VERSION in dkms.conf" >&2; exit 1; }
 	rm -rf $(DEB_DIR)
 	mkdir -p $(DEB_SRC)
@@ -310,17 +359,18 @@ deb:
 		"  * Built from the tbrdma tree at $$(git describe --always --dirty 2>/dev/null || echo unknown)." "" \
 		" -- tbrdma developers <tbrdma@example.org>  $$(git log -1 --format=%aD 2>/dev/null || date -R)" \
 		>$(DEB_SRC)/debian/changelog
-	cd $(DEB_SRC) && dpkg-buildpackage -b -us -uc >../build.log 2>&1 || \
-		{ tail -40 ../build.log; exit 1; }
-	lintian --fail-on error,warning $(DEB_DIR)/tbrdma_$(VERSION)_*.changes
+	$(call deb_sh,cd $(DEB_SRC) && dpkg-buildpackage -b -us -uc >../build.log 2>&1) || \
+		{ tail -40 $(DEB_DIR)/build.log; exit 1; }
+	$(call deb_sh,lintian --fail-on error$(comma)warning $(DEB_DIR)/tbrdma_$(VERSION)_*.changes)
 	@ls $(DEB_DIR)/*.deb
 
 # The packages installed, used and removed in the stock 6.1 guest (dpkg -i,
 # DKMS, modprobe, ibv_devinfo, ibv_rc_pingpong, dpkg -r), alone; `make
 # check` runs it after the selftests.
-check-packages: deps
-	$(MAKE) deb
-	TBRDMA_SELFTEST_DIR=$(CURDIR)/tests/packages tests/vm/run-vm.sh --timeout 1800
+check-packages: $(if $(DIST),deps-deb,deps)
+	$(MAKE) deb-run
+	TBRDMA_SELFTEST_DIR=$(CURDIR)/tests/packages tests/vm/run-vm.sh --timeout 1800 \
+		$(if $(DIST),--dist $(DIST))
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean

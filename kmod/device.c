@@ -34,6 +34,9 @@ static const struct ib_device_ops tbr_dev_ops = {
 	.alloc_xrcd = tbr_alloc_xrcd,
 	.create_ah = tbr_create_ah,
 	.create_cq = TBR_CREATE_CQ_OP,
+#ifdef TBR_HAS_CREATE_USER_CQ
+	.create_user_cq = TBR_CREATE_CQ_OP,
+#endif
 	.create_qp = tbr_create_qp,
 	.create_srq = tbr_create_srq,
 	.create_user_ah = tbr_create_ah,
@@ -68,9 +71,13 @@ static const struct ib_device_ops tbr_dev_ops = {
 	.query_port = tbr_query_port,
 	.query_qp = tbr_query_qp,
 	.query_srq = tbr_query_srq,
-	.reg_user_mr = tbr_reg_user_mr,
+	.reg_user_mr = TBR_REG_USER_MR_OP,
 	.req_notify_cq = tbr_req_notify_cq,
+#ifdef TBR_HAS_RESIZE_USER_CQ
+	.resize_user_cq = tbr_resize_user_cq,
+#else
 	.resize_cq = tbr_resize_cq,
+#endif
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, tbr_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, tbr_cq, ibcq),

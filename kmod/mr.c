@@ -142,7 +142,7 @@ struct ib_mr *tbr_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	mr->page_offset = offset_in_page(start);
 
 	/* Pins the pages, charging RLIMIT_MEMLOCK. */
-	mr->umem = ib_umem_get(ibpd->device, start, length, access);
+	mr->umem = ib_umem_get_va(ibpd->device, start, length, access);
 	if (IS_ERR(mr->umem)) {
 		err = PTR_ERR(mr->umem);
 		mr->umem = NULL;

@@ -110,7 +110,7 @@ void tbr_net_qp_destroy(struct tbr_qp *qp)
 	if (!net)
 		return;
 	tbr_net_tomb_add(qp);
-	del_timer_sync(&net->req.timer);
+	timer_delete_sync(&net->req.timer);
 	spin_lock_bh(&net->req.lock);
 	tbr_net_req_drop(&net->req);
 	spin_unlock_bh(&net->req.lock);
@@ -130,7 +130,7 @@ void tbr_net_qp_start(struct tbr_qp *qp, enum ib_qp_state next)
 		return;
 	switch (next) {
 	case IB_QPS_RESET:
-		del_timer_sync(&net->req.timer);
+		timer_delete_sync(&net->req.timer);
 		spin_lock_bh(&net->req.lock);
 		tbr_net_req_drop(&net->req);
 		net->req.head = 0;

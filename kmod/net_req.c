@@ -729,7 +729,7 @@ static void tbr_req_flush(struct tbr_qp *qp)
 		tbr_sgl_put(&e->local);
 		rq->head++;
 	}
-	del_timer(&rq->timer);
+	timer_delete(&rq->timer);
 	rq->timing = false;
 	rq->send_psn = rq->psn_next;
 }
@@ -846,7 +846,7 @@ out_active:
 /* No ACK came in time: send everything unacknowledged again, or give up. */
 void tbr_net_req_timeout(struct timer_list *t)
 {
-	struct tbr_net_req *rq = from_timer(rq, t, timer);
+	struct tbr_net_req *rq = timer_container_of(rq, t, timer);
 	struct tbr_qp *qp = rq->qp;
 	struct tbr_inflight *e;
 	enum ib_qp_state state;

@@ -557,8 +557,8 @@ static enum hrtimer_restart tbr_tx_rnr_timer(struct hrtimer *timer)
 void tbr_tx_init(struct tbr_qp *qp)
 {
 	INIT_WORK(&qp->tx_work, tbr_tx_work);
-	hrtimer_init(&qp->rnr_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
-	qp->rnr_timer.function = tbr_tx_rnr_timer;
+	hrtimer_setup(&qp->rnr_timer, tbr_tx_rnr_timer, CLOCK_MONOTONIC,
+		      HRTIMER_MODE_REL);
 }
 
 /* Destroy: after this the engine never runs again for @qp. */

@@ -75,8 +75,8 @@ static struct verbs_context *tbrdma_alloc_context(struct ibv_device *ibdev,
 		return NULL;
 
 	ctx->doorbell_fd = -1;
-	ret = ibv_cmd_get_context(&ctx->ibv_ctx, &cmd.ibv_cmd, sizeof(cmd),
-				  &resp.ibv_resp, sizeof(resp));
+	ret = rdma_core_get_context(&ctx->ibv_ctx, &cmd.ibv_cmd, sizeof(cmd),
+				    &resp.ibv_resp, sizeof(resp));
 	if (ret)
 		goto err;
 	if (resp.drv.flags & TBRDMA_UCTX_DOORBELL_FD)
@@ -192,9 +192,9 @@ static const struct verbs_device_ops tbrdma_dev_ops = {
 	.alloc_context = tbrdma_alloc_context,
 };
 
-/* dlopen() of lib<name>-rdmav34.so runs this; it is how libibverbs learns
- * about a dynamically loaded provider. */
+/* dlopen() of lib<name>-rdmav<N>.so runs this; it is how libibverbs learns
+ * about a dynamically loaded provider (verbs_register_driver_<N>). */
 static void __attribute__((constructor)) tbrdma_register_driver(void)
 {
-	verbs_register_driver_34(&tbrdma_dev_ops);
+	VERBS_REGISTER_DRIVER(&tbrdma_dev_ops);
 }

@@ -1,6 +1,7 @@
 #!/bin/bash
-# install-deps.sh [--demo] — everything tbrdma needs to build and test, from
-# Debian 12's own archive (and, for the tests, two npm packages):
+# install-deps.sh [--demo | --deb] [--dist DIST]... — everything tbrdma
+# needs to build and test, from Debian 12's own archive (and, for the
+# tests, two npm packages):
 #
 #  - on the host, as packages: the compiler and build tools, rdma-core and
 #    the programs the tests drive, QEMU, the libraries the tools link;
@@ -14,17 +15,36 @@
 # No service is started or enabled on the host: the NFS server, iSCSI and
 # NVMe-oF are for the test guest only, so their units are left disabled.
 # --demo: only what `make demo` needs (the 6.1 kernel, no npm packages).
+# --deb: only what `make deb` needs (the packaging tools and the build
+# dependencies of tools/debian/control).
+# --dist DIST: also the root of another Debian release (trixie, sid) in the
+# project's cache (tools/dist-root.sh), with debootstrap to build it; with
+# --demo or --deb, that root instead of the 6.1 kernel or the host's
+# build dependencies (the release's guest and packages use its own).
 # What is already there is skipped, so this is cheap to run every time.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-demo=0
-case ${1:-} in
---demo) demo=1 ;;
-"") ;;
-*) echo "usage: install-deps.sh [--demo]" >&2; exit 2 ;;
-esac
+usage() { echo "usage: install-deps.sh [--demo | --deb] [--dist DIST]..." >&2; exit 2; }
+mode=all
+dists=()
+while [[ $# -gt 0 ]]; do
+	case $1 in
+	--demo) mode=demo; shift ;;
+	--deb) mode=deb; shift ;;
+	--dist) [[ -n ${2:-} ]] || usage; dists+=("$2"); shift 2 ;;
+	*) usage ;;
+	esac
+done
 
+# What `make deb` builds with on the host (tools/debian/control's
+# Build-Depends, dpkg-buildpackage, lintian; git lists the tree's files).
+deb_packages=(
+	gcc make pkg-config libc6-dev git
+	debhelper dpkg-dev fakeroot lintian
+	libibverbs-dev libnl-3-dev libnl-route-3-dev libmnl-dev
+	libmicrohttpd-dev libjson-c-dev
+)
 packages=(
 	# build: the kernel's kbuild tools (in the kernel cache) need libelf,
 	# libssl and, for 6.12, pahole; cpio and zstd/xz for the guest's initramfs
@@ -40,8 +60,17 @@ packages=(
 	# the test guest
 	qemu-system-x86 busybox-static iproute2
 )
-if ((!demo)); then
+if [[ $mode == deb ]]; then
+	# Another release's packages are built inside its root, which has
+	# all of these; the host only copies the tree there.
+	if ((${#dists[@]})); then packages=(git); else packages=("${deb_packages[@]}"); fi
+fi
+# Another release's root is built by debootstrap.
+((${#dists[@]} == 0)) || packages+=(debootstrap)
+if [[ $mode == all ]]; then
 	packages+=(
+		# other Debian releases' roots (tools/dist-root.sh), for CI
+		debootstrap
 		# checkpatch.pl comes from the kernel source
 		linux-source-6.1
 		qperf
@@ -120,8 +149,11 @@ else
 fi
 
 # The target kernels, unpacked into the kernel cache (not the host's /boot).
-if ((demo)); then
-	"$here/kernel-cache.sh" fetch 6.1
+if [[ $mode == deb ]]; then
+	:
+elif [[ $mode == demo ]]; then
+	# Another release's demo boots that release's kernel, from its root.
+	((${#dists[@]})) || "$here/kernel-cache.sh" fetch 6.1
 else
 	"$here/kernel-cache.sh" fetch 6.1 6.12 6.1-rt 6.12-rt
 	# llama.cpp, the reference tprun's output is checked against
@@ -130,3 +162,6 @@ else
 	# the official openai client, which tests tprun serve (tests/serve-client)
 	"$here/../tests/serve-client/setup.sh"
 fi
+
+# Other Debian releases' roots, built once into the cache.
+((${#dists[@]} == 0)) || "$here/dist-root.sh" fetch "${dists[@]}"

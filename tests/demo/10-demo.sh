@@ -14,6 +14,12 @@ TBRDMA=$TBRDMA_ROOT/tools/tbrdma
 TPRUN=$TBRDMA_ROOT/tools/tprun
 SHAPE=(--synthetic --seed 7 --dim 64 --layers 2 --heads 4 --kv-heads 2 --ffn 128 --vocab 256 --tokens 8)
 
+# What this runs on: the kernel, and the rdma-core whose libibverbs loads
+# our provider (libtbrdma-rdmav<N>.so, N its private ABI).
+rdma_core=$(dpkg-query -W -f='${Version}' libibverbs1 2>/dev/null || echo unknown)
+lib=$(cd "$TBRDMA_ROOT/provider" && ls libtbrdma-rdmav*.so)
+echo "== kernel $(uname -r), rdma-core $rdma_core ($(. /etc/os-release && echo "$PRETTY_NAME")), provider $lib"
+
 tbr_load_core
 tbr_insmod loopback=1
 net_two_hosts 9000	# tbr0 in host A (10.77.0.1), tbr1 in host B (10.77.0.2)

@@ -68,7 +68,11 @@ static struct platform_driver fake_tbnet_driver = {
 		.name = "thunderbolt-net",
 	},
 	.probe = fake_tbnet_probe,
-	.remove_new = fake_tbnet_remove,	/* void on 6.1 and 6.12 */
+#ifdef FAKE_TBNET_VOID_REMOVE
+	.remove = fake_tbnet_remove,
+#else
+	.remove_new = fake_tbnet_remove,	/* the void form on 6.1 */
+#endif
 };
 
 static void fake_tbnet_unregister_pdevs(void)

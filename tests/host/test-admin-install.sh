@@ -16,6 +16,9 @@ multiarch=$(${CC:-cc} -print-multiarch)
 [[ -n $kver && -n $multiarch ]] ||
 	{ echo "Bail out! cannot tell the kernel release ($kver) or multiarch ($multiarch)"; exit 1; }
 provider_dir=usr/lib/$multiarch/libibverbs
+# libtbrdma-rdmav<N>.so, N the private ABI of the libibverbs it builds against.
+lib=$(make --no-print-directory -s -C "$top/provider" print-LIB)
+[[ $lib =~ ^libtbrdma-rdmav[0-9]+\.so$ ]] || { echo "Bail out! provider library name '$lib'"; exit 1; }
 
 # check_file DESTDIR PATH MODE [SOURCE]: installed with MODE (and equal to SOURCE).
 check_file() {
@@ -56,14 +59,14 @@ if ! "${make[@]}" install DESTDIR="$dest" PREFIX=/opt/tbr >"$tmp/install.log" 2>
 fi
 expected=(
 	"lib/modules/$kver/updates/tbrdma.ko"
-	"$provider_dir/libtbrdma-rdmav34.so"
+	"$provider_dir/$lib"
 	etc/libibverbs.d/tbrdma.driver
 	opt/tbr/sbin/tbrdma
 	opt/tbr/bin/tprun
 	opt/tbr/share/man/man8/tbrdma.8
 )
 check_file "$dest" "lib/modules/$kver/updates/tbrdma.ko" 644 tbrdma.ko
-check_file "$dest" "$provider_dir/libtbrdma-rdmav34.so" 644 provider/libtbrdma-rdmav34.so
+check_file "$dest" "$provider_dir/$lib" 644 "provider/$lib"
 check_file "$dest" etc/libibverbs.d/tbrdma.driver 644
 if [[ $(cat "$dest/etc/libibverbs.d/tbrdma.driver" 2>/dev/null) == "driver tbrdma" ]]; then
 	ok "tbrdma.driver names the provider by its bare name (libibverbs' own directory)"
@@ -96,7 +99,7 @@ fi
 dest=$tmp/default
 if "${make[@]}" install DESTDIR="$dest" >"$tmp/install2.log" 2>&1; then
 	only_files "$dest" "lib/modules/$kver/updates/tbrdma.ko" \
-		"$provider_dir/libtbrdma-rdmav34.so" etc/libibverbs.d/tbrdma.driver \
+		"$provider_dir/$lib" etc/libibverbs.d/tbrdma.driver \
 		usr/local/sbin/tbrdma usr/local/bin/tprun \
 		usr/local/share/man/man8/tbrdma.8
 else

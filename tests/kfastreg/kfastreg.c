@@ -43,6 +43,33 @@ static struct side a, b;
 static struct ib_pd *pd_other;		/* a second PD on dev_a */
 static int tests, failures;
 
+/*
+ * The devices are found by name through a client, as a kernel consumer
+ * finds devices: ib_device_get_by_name() is no longer exported (7.x).
+ * The reference taken here keeps each device registered until
+ * side_free(); the client goes away after that.
+ */
+static int kfastreg_add_one(struct ib_device *dev)
+{
+	if (!a.dev && !strcmp(dev_name(&dev->dev), dev_a) &&
+	    ib_device_try_get(dev))
+		a.dev = dev;
+	if (!b.dev && !strcmp(dev_name(&dev->dev), dev_b) &&
+	    ib_device_try_get(dev))
+		b.dev = dev;
+	return 0;
+}
+
+static void kfastreg_remove_one(struct ib_device *dev, void *client_data)
+{
+}
+
+static struct ib_client kfastreg_client = {
+	.name = "tbrdma_kfastreg",
+	.add = kfastreg_add_one,
+	.remove = kfastreg_remove_one,
+};
+
 static void check(bool ok, const char *what)
 {
 	tests++;
@@ -89,9 +116,10 @@ static int side_init(struct side *s, const char *name)
 		.qp_type = IB_QPT_RC,
 	};
 
-	s->dev = ib_device_get_by_name(name, RDMA_DRIVER_UNKNOWN);
-	if (!s->dev)
+	if (!s->dev) {
+		pr_info("kfastreg: no RDMA device %s\n", name);
 		return -ENODEV;
+	}
 	if (find_v4_gid(s))
 		return -ENOENT;
 	s->pd = ib_alloc_pd(s->dev, 0);
@@ -435,6 +463,9 @@ static int __init kfastreg_init(void)
 {
 	int err;
 
+	err = ib_register_client(&kfastreg_client);
+	if (err)
+		return err;
 	err = side_init(&a, dev_a) ?: side_init(&b, dev_b);
 	if (!err) {
 		pd_other = ib_alloc_pd(a.dev, 0);
@@ -450,6 +481,7 @@ static int __init kfastreg_init(void)
 		ib_dealloc_pd(pd_other);
 	side_free(&b);
 	side_free(&a);
+	ib_unregister_client(&kfastreg_client);
 	pr_info("kfastreg: %d checks, %d failed\n", tests, failures);
 	if (err)
 		return err;

@@ -16,7 +16,9 @@ make -C "$TBRDMA_ROOT" install >"$TBRDMA_OUT/install.log" 2>&1 ||
 	fail "make install: $(tail -20 "$TBRDMA_OUT/install.log")"
 kver=$(uname -r)
 [ -f "/lib/modules/$kver/updates/tbrdma.ko" ] || fail "module not installed"
-ls /usr/lib/*/libibverbs/libtbrdma-rdmav34.so >/dev/null || fail "provider not installed"
+# libtbrdma-rdmav<N>.so, N the private ABI of the system's libibverbs.
+lib=$(make --no-print-directory -s -C "$TBRDMA_ROOT/provider" print-LIB)
+ls /usr/lib/*/libibverbs/"$lib" >/dev/null || fail "provider $lib not installed"
 grep -qx 'driver tbrdma' /etc/libibverbs.d/tbrdma.driver || fail "tbrdma.driver"
 modinfo -F alias tbrdma | grep -qx 'rdma-link-tbrdma' || fail "no rdma-link alias"
 

@@ -1,76 +1,121 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Layout checks of provider/rdma-core-private.h, our declaration of
- * rdma-core 44's private provider ABI.  Most of them are compile-time:
- * if a slot moves, this file does not build and `make check` fails.  The
- * same facts are also reported as TAP lines so a run shows what was
- * checked.
+ * Layout checks of provider/rdma-core-private.h, our declaration of the
+ * private provider ABI of the rdma-core release the provider is built
+ * against (44 to 65; rdma-core-abi.h says which).  Most of them are
+ * compile-time: if a slot moves, this file does not build and `make check`
+ * fails.  The same facts are also reported as TAP lines so a run shows
+ * what was checked.
  *
- * The expected order is v44.0 libibverbs/driver.h's verbs_context_ops
- * (alphabetical; also in shared/notes/platform-facts.md).
+ * The expected order is upstream's libibverbs/driver.h verbs_context_ops
+ * of each release, written out here on its own: alphabetical, the 76 ops
+ * of v44.0 (also in shared/notes/platform-facts.md), with the ops added
+ * in v59.0, v62.0, v64.0 and v65.0 in their places.
  */
 #include <stddef.h>
 
 #include "tap.h"
 #include "../../provider/tbrdma.h"	/* pulls in rdma-core-private.h */
 
-#define V44_CONTEXT_OPS(X)                                                    \
-	X(advise_mr) X(alloc_dm) X(alloc_mw) X(alloc_null_mr)                 \
-	X(alloc_parent_domain) X(alloc_pd) X(alloc_td) X(async_event)         \
-	X(attach_counters_point_flow) X(attach_mcast) X(bind_mw)              \
-	X(close_xrcd) X(cq_event) X(create_ah) X(create_counters)             \
-	X(create_cq) X(create_cq_ex) X(create_flow)                           \
-	X(create_flow_action_esp) X(create_qp) X(create_qp_ex)                \
-	X(create_rwq_ind_table) X(create_srq) X(create_srq_ex) X(create_wq)   \
-	X(dealloc_mw) X(dealloc_pd) X(dealloc_td) X(dereg_mr) X(destroy_ah)   \
-	X(destroy_counters) X(destroy_cq) X(destroy_flow)                     \
-	X(destroy_flow_action) X(destroy_qp) X(destroy_rwq_ind_table)         \
-	X(destroy_srq) X(destroy_wq) X(detach_mcast) X(free_context)          \
-	X(free_dm) X(get_srq_num) X(import_dm) X(import_mr) X(import_pd)      \
-	X(modify_cq) X(modify_flow_action_esp) X(modify_qp)                   \
-	X(modify_qp_rate_limit) X(modify_srq) X(modify_wq) X(open_qp)         \
-	X(open_xrcd) X(poll_cq) X(post_recv) X(post_send) X(post_srq_ops)     \
-	X(post_srq_recv) X(query_device_ex) X(query_ece) X(query_port)        \
-	X(query_qp) X(query_qp_data_in_order) X(query_rt_values)              \
-	X(query_srq) X(read_counters) X(reg_dm_mr) X(reg_dmabuf_mr)           \
-	X(reg_mr) X(req_notify_cq) X(rereg_mr) X(resize_cq) X(set_ece)        \
-	X(unimport_dm) X(unimport_mr) X(unimport_pd)
-
-/* Position of each op in the v44 list. */
-#define SLOT_ENUM(op) V44_SLOT_##op,
-enum { V44_CONTEXT_OPS(SLOT_ENUM) V44_SLOT_COUNT };
-
-_Static_assert(V44_SLOT_COUNT == VERBS_CONTEXT_OPS_COUNT, "76 ops in v44");
-
-/* Every member sits exactly where v44 has it. */
-#define SLOT_ASSERT(op)                                                       \
-	_Static_assert(VERBS_OP_INDEX(op) == V44_SLOT_##op, "slot of " #op);
-V44_CONTEXT_OPS(SLOT_ASSERT)
-
 struct slot {
 	const char *name;
 	size_t ours;
-	size_t v44;
 };
 
-#define SLOT_ROW(op) { #op, VERBS_OP_INDEX(op), V44_SLOT_##op },
-static const struct slot slots[] = { V44_CONTEXT_OPS(SLOT_ROW) };
+#define OP(op) { #op, VERBS_OP_INDEX(op) },
+/* Upstream's order for the release built against; slot i must be op i. */
+static const struct slot slots[] = {
+	OP(advise_mr)
+#if RDMA_CORE_VERSION >= 64
+	OP(alloc_buf)
+#endif
+	OP(alloc_dm)
+#if RDMA_CORE_VERSION >= 59
+	OP(alloc_dmah)
+#endif
+	OP(alloc_mw) OP(alloc_null_mr) OP(alloc_parent_domain) OP(alloc_pd)
+	OP(alloc_td) OP(async_event) OP(attach_counters_point_flow)
+	OP(attach_mcast) OP(bind_mw) OP(close_xrcd) OP(cq_event) OP(create_ah)
+#if RDMA_CORE_VERSION >= 65
+	OP(create_comp_cntr)
+#endif
+	OP(create_counters) OP(create_cq) OP(create_cq_ex) OP(create_flow)
+	OP(create_flow_action_esp) OP(create_qp) OP(create_qp_ex)
+	OP(create_rwq_ind_table) OP(create_srq) OP(create_srq_ex) OP(create_wq)
+#if RDMA_CORE_VERSION >= 59
+	OP(dealloc_dmah)
+#endif
+	OP(dealloc_mw) OP(dealloc_pd) OP(dealloc_td) OP(dereg_mr) OP(destroy_ah)
+#if RDMA_CORE_VERSION >= 65
+	OP(destroy_comp_cntr)
+#endif
+	OP(destroy_counters) OP(destroy_cq) OP(destroy_flow)
+	OP(destroy_flow_action) OP(destroy_qp) OP(destroy_rwq_ind_table)
+	OP(destroy_srq) OP(destroy_wq) OP(detach_mcast)
+#if RDMA_CORE_VERSION >= 62
+	OP(dm_export_dmabuf_fd)
+#endif
+#if RDMA_CORE_VERSION >= 64
+	OP(free_buf)
+#endif
+	OP(free_context) OP(free_dm) OP(get_srq_num) OP(import_dm) OP(import_mr)
+	OP(import_pd)
+#if RDMA_CORE_VERSION >= 65
+	OP(inc_comp_cntr) OP(inc_err_comp_cntr)
+#endif
+	OP(modify_cq) OP(modify_flow_action_esp) OP(modify_qp)
+	OP(modify_qp_rate_limit) OP(modify_srq) OP(modify_wq) OP(open_qp)
+	OP(open_xrcd) OP(poll_cq) OP(post_recv) OP(post_send) OP(post_srq_ops)
+	OP(post_srq_recv)
+#if RDMA_CORE_VERSION >= 65
+	OP(qp_attach_comp_cntr) OP(query_comp_cntr_caps)
+#endif
+	OP(query_device_ex) OP(query_ece) OP(query_port)
+#if RDMA_CORE_VERSION >= 62
+	OP(query_port_speed)
+#endif
+	OP(query_qp) OP(query_qp_data_in_order) OP(query_rt_values) OP(query_srq)
+#if RDMA_CORE_VERSION >= 65
+	OP(read_comp_cntr)
+#endif
+	OP(read_counters)
+#if RDMA_CORE_VERSION >= 65
+	OP(read_err_comp_cntr)
+#endif
+	OP(reg_dm_mr) OP(reg_dmabuf_mr) OP(reg_mr)
+#if RDMA_CORE_VERSION >= 59
+	OP(reg_mr_ex)
+#endif
+	OP(req_notify_cq) OP(rereg_mr) OP(resize_cq)
+#if RDMA_CORE_VERSION >= 65
+	OP(set_comp_cntr)
+#endif
+	OP(set_ece)
+#if RDMA_CORE_VERSION >= 65
+	OP(set_err_comp_cntr)
+#endif
+	OP(unimport_dm) OP(unimport_mr) OP(unimport_pd)
+};
+
+_Static_assert(sizeof(slots) / sizeof(slots[0]) == VERBS_CONTEXT_OPS_COUNT,
+	       "as many ops as the release has");
 
 int main(void)
 {
 	size_t i;
 
 	plan(NO_PLAN);
+	diag("rdma-core %d, private ABI %d", RDMA_CORE_VERSION,
+	     RDMA_CORE_PABI_VERSION);
 
 	is_int(sizeof(struct verbs_context_ops),
 	       VERBS_CONTEXT_OPS_COUNT * sizeof(void (*)(void)),
-	       "verbs_context_ops is 76 pointers");
+	       "verbs_context_ops is %d pointers", VERBS_CONTEXT_OPS_COUNT);
 	for (i = 0; i < sizeof(slots) / sizeof(slots[0]); i++)
-		is_int(slots[i].ours, slots[i].v44, "op %s in slot %zu",
-		       slots[i].name, slots[i].v44);
+		is_int(slots[i].ours, i, "op %s in slot %zu", slots[i].name, i);
 
 	/* Offsets libibverbs reads or writes in our objects (LP64 values
-	 * from compiling v44's own definitions). */
+	 * from compiling v44's own definitions; the same through v65). */
 #if defined(__x86_64__) || defined(__aarch64__)
 	is_int(offsetof(struct verbs_sysfs_dev, ibdev_name), 112,
 	       "verbs_sysfs_dev.ibdev_name");
@@ -86,9 +131,11 @@ int main(void)
 	       "verbs_device_ops.alloc_device");
 	is_int(offsetof(struct verbs_device, ops), sizeof(struct ibv_device),
 	       "verbs_device.ops follows ibv_device");
-	/* libibverbs 44's ibv_qp_to_qp_ex(): testb $0x2,0x160(%rdi). */
-	is_int(offsetof(struct verbs_qp, comp_mask), 0x160,
-	       "verbs_qp.comp_mask at 0x160, where ibv_qp_to_qp_ex() tests it");
+	/* libibverbs 44's ibv_qp_to_qp_ex(): testb $0x2,0x160(%rdi); 56's
+	 * and 65's test 0x168 (ibv_qp_ex grew wr_flush in 45). */
+	is_int(offsetof(struct verbs_qp, comp_mask),
+	       RDMA_CORE_VERSION >= 45 ? 0x168 : 0x160,
+	       "verbs_qp.comp_mask where ibv_qp_to_qp_ex() tests it");
 	is_int(VERBS_QP_EX, 2, "VERBS_QP_EX is bit 1");
 	is_int(offsetof(struct tbrdma_qp, vqp), 0,
 	       "tbrdma_qp starts with its verbs_qp");
@@ -111,7 +158,7 @@ int main(void)
 	is_int(sizeof(struct tbrdma_cmd_alloc_pd_resp), 12,
 	       "ALLOC_PD response: 4 core + 8 tbrdma");
 
-	/* The data path: requests (hdr + core payload, as v44 kern-abi.h)
+	/* The data path: requests (hdr + core payload, as kern-abi.h)
 	 * and responses (core + our driver data right behind it). */
 	is_int(sizeof(struct ibv_create_cq), 40, "CREATE_CQ request size");
 	is_int(sizeof(struct ibv_resize_cq), 24, "RESIZE_CQ request size");

@@ -85,6 +85,9 @@ static const char *opname(enum ibv_wr_opcode op)
 	case IBV_WR_TSO: return "TSO";
 	case IBV_WR_DRIVER1: return "DRIVER1";
 	case IBV_WR_ATOMIC_WRITE: return "ATOMIC_WRITE";
+#if RDMA_CORE_VERSION >= 45
+	case IBV_WR_FLUSH: return "FLUSH";	/* rdma-core 45+ */
+#endif
 	}
 	return "?";
 }
@@ -94,6 +97,9 @@ static const enum ibv_wr_opcode all_ops[] = {
 	IBV_WR_SEND_WITH_IMM, IBV_WR_RDMA_READ, IBV_WR_ATOMIC_CMP_AND_SWP,
 	IBV_WR_ATOMIC_FETCH_AND_ADD, IBV_WR_LOCAL_INV, IBV_WR_BIND_MW,
 	IBV_WR_SEND_WITH_INV, IBV_WR_TSO, IBV_WR_DRIVER1, IBV_WR_ATOMIC_WRITE,
+#if RDMA_CORE_VERSION >= 45
+	IBV_WR_FLUSH,		/* not offered: EINVAL on every QP type */
+#endif
 };
 #define N_OPS (sizeof(all_ops) / sizeof(all_ops[0]))
 

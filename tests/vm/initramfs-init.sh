@@ -1,7 +1,9 @@
 #!/bin/busybox sh
 # shellcheck shell=dash
 # /init of the test initramfs (runs as PID 1, busybox only).
-# Job: make the host's root (9p, read-only) writable with a tmpfs overlay,
+# Job: make the host's root (9p, read-only) writable with a tmpfs overlay
+# (or another Debian release's root and the tree built in it, run-vm.sh
+# --dist),
 # mount the results share and the usual pseudo filesystems, bring lo up, then
 # switch_root so that PID 1 and the kernel's module autoloader
 # (/sbin/modprobe) run inside the real root.
@@ -37,6 +39,8 @@ config() { sed -n "s/^$1=//p" /results/config; }
 root=$(config TBRDMA_ROOT)
 kernel_root=$(config KERNEL_ROOT)
 modroot=$(config MODULES_ROOT)
+tree=$(config TREE)
+tests_dir=$(config TESTS_DIR)
 
 # cache=loose: the lower layer is read-only for the guest, so caching is
 # safe and makes exec/stat over 9p much faster under TCG.
@@ -55,6 +59,20 @@ mount -t tmpfs -o mode=0755 tmpfs /rw
 mkdir -p /rw/upper /rw/work
 mount -t overlay -o lowerdir=$lower,upperdir=/rw/upper,workdir=/rw/work \
 	overlay /newroot || die "mount overlay"
+
+# Another release's guest: the copy of the tree built for it, at its own
+# path and writable the same way (tests run make in it), and a selftest
+# dir of the host's.
+if [ -n "$tree" ]; then
+	mkdir -p /tree /rw/tree-upper /rw/tree-work "/newroot$tree"
+	mount -t 9p -o "ro,$opts,cache=loose" tbrtree /tree || die "mount the tree"
+	mount -t overlay -o lowerdir=/tree,upperdir=/rw/tree-upper,workdir=/rw/tree-work \
+		overlay "/newroot$tree" || die "mount the tree's overlay"
+fi
+if [ -n "$tests_dir" ]; then
+	mkdir -p "/newroot$tests_dir"
+	mount -t 9p -o "ro,$opts,cache=loose" tbrtests "/newroot$tests_dir" || die "mount $tests_dir"
+fi
 
 # /run is a fresh tmpfs; the results share moves under it.
 mount -t tmpfs -o mode=0755,nosuid,nodev tmpfs /newroot/run

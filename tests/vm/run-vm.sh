@@ -13,6 +13,9 @@ usage: tests/vm/run-vm.sh [options] [TEST|GLOB...]
   --kernel SERIES     boot the newest kernel of SERIES in the kernel cache
                       (tools/kernel-cache.sh): 6.1, 6.12, 6.1-rt or 6.12-rt (default 6.1)
   --kver KVER         boot exactly this release from the kernel cache
+  --dist DIST         a guest of another Debian release (trixie, sid): its kernel
+                      and its root (tools/dist-root.sh), and the tree built inside
+                      that root (make dist-build DIST=DIST) as the repo
   --timeout SECS      whole-run timeout, boot included (default 2700)
   --test-timeout SECS default per-test timeout (default 300; a '# timeout: N'
                       line in a test file overrides it)
@@ -25,7 +28,7 @@ usage: tests/vm/run-vm.sh [options] [TEST|GLOB...]
                       (default 150 times the --timeout-scale)
   --print-kver        print the release of the kernel that would boot, and exit
 env: TBRDMA_VM_CPU (qemu's -cpu, default max,erms=off,fsrm=off),
-     TBRDMA_SELFTEST_DIR (default <repo>/tests/selftests), TBRDMA_KERNEL, TBRDMA_KVER,
+     TBRDMA_SELFTEST_DIR (default <repo>/tests/selftests), TBRDMA_KERNEL, TBRDMA_KVER, TBRDMA_DIST,
      TBRDMA_VM_TIMEOUT, TBRDMA_TEST_TIMEOUT, TBRDMA_VM_BOOT_TIMEOUT
 exit: 0 all passed/skipped and dmesg clean, 1 test failure or dirty dmesg,
       2 usage/setup error, 3 guest crashed or timed out, 130/143 interrupted
@@ -37,6 +40,7 @@ here=$(cd "$(dirname "$0")" && pwd -P)
 repo=$(cd "$here/../.." && pwd -P)
 kver=${TBRDMA_KVER:-}
 series=${TBRDMA_KERNEL:-6.1}
+dist=${TBRDMA_DIST:-}
 run_timeout=${TBRDMA_VM_TIMEOUT:-2700}
 test_timeout=${TBRDMA_TEST_TIMEOUT:-300}
 append=""
@@ -50,6 +54,7 @@ while [[ $# -gt 0 ]]; do
 	case $1 in
 	--kver) kver=${2:?}; shift 2 ;;
 	--kernel) series=${2:?}; kver=""; shift 2 ;;
+	--dist) dist=${2:?}; shift 2 ;;
 	--timeout) run_timeout=${2:?}; shift 2 ;;
 	--test-timeout) test_timeout=${2:?}; shift 2 ;;
 	--append) append=${2:?}; shift 2 ;;
@@ -72,13 +77,27 @@ boot_timeout=${boot_timeout:-$((150 * scale))}
 # Debian's kernels are unpacked into a cache, not installed on the host
 # (tools/kernel-cache.sh): its root is overlaid on the host's in the guest.
 kroot=$("$repo/tools/kernel-cache.sh" root)
+# Another release's guest (--dist): its own root from the cache
+# (tools/dist-root.sh) instead of the host's, with its kernel installed in
+# it, and instead of the repo a copy of the tree built inside that root
+# (its compiler, its kernel headers, its rdma-core); see the block below.
+droot="" tree=""
+if [[ -n $dist ]]; then
+	[[ -z $kdir && -z $kver ]] || die "--dist boots that release's own kernel: no --kver or --kernel-dir"
+	droot=$("$repo/tools/dist-root.sh" root "$dist") || die "unknown release '$dist'"
+	kver=$("$repo/tools/dist-root.sh" kver "$dist") ||
+		die "no $dist root (make deps DIST=$dist, or tools/dist-root.sh fetch $dist)"
+fi
 if [[ -z $kver && -z $kdir ]]; then
 	kver=$("$repo/tools/kernel-cache.sh" kver "$series")
 	[[ -n $kver ]] || die "no $series kernel in $kroot (make deps, or tools/kernel-cache.sh fetch $series)"
 fi
 if ((print_kver)); then echo "$kver"; exit 0; fi
 modroot=$kroot
-if [[ -n $kdir ]]; then
+if [[ -n $dist ]]; then
+	modroot=$droot
+	kernel=$droot/boot/vmlinuz-$kver
+elif [[ -n $kdir ]]; then
 	kdir=$(realpath -e "$kdir") || die "no kernel dir $kdir"
 	kver=$(cat "$kdir/kernelrelease") || die "$kdir has no kernelrelease"
 	kernel=$kdir/bzImage
@@ -94,7 +113,14 @@ fi
 # else a build for it in build/kmods/KVER, made (or brought up to date) here.
 # A kernel we built ourselves (--kernel-dir) comes with its own tree.
 moddir=$repo
-if [[ -z $kdir && $(modinfo -F vermagic "$repo/tbrdma.ko" 2>/dev/null) != "$kver "* ]]; then
+if [[ -n $dist ]]; then
+	tree=$repo/build/dist/$dist/tree
+	klog=$(mktemp)
+	make --no-print-directory -C "$repo" dist-build DIST="$dist" >"$klog" 2>&1 ||
+		{ tail -n 40 "$klog" >&2; rm -f "$klog"; die "building the tree in the $dist root failed"; }
+	rm -f "$klog"
+	moddir=$tree
+elif [[ -z $kdir && $(modinfo -F vermagic "$repo/tbrdma.ko" 2>/dev/null) != "$kver "* ]]; then
 	moddir=$repo/build/kmods/$kver
 	klog=$(mktemp)
 	make --no-print-directory -C "$repo" modules-for FOR_KVER="$kver" >"$klog" 2>&1 ||
@@ -105,7 +131,18 @@ fi
 # The guest sees the host's files at the same paths, except where it mounts
 # its own filesystems (/run, /dev, /proc, /sys).
 dir=$(realpath -e "${TBRDMA_SELFTEST_DIR:-$repo/tests/selftests}") || die "no selftest dir"
-for p in "$repo" "$dir" "$kroot"; do
+# In another release's guest the tree's copy stands for the repo: its
+# tests, its builds.  A selftest dir outside the repo (generated wrappers)
+# is shared as it is.
+testshare=""
+if [[ -n $dist ]]; then
+	case $dir/ in
+	"$repo"/*) dir=$tree${dir#"$repo"} ;;
+	*) testshare=$dir ;;
+	esac
+	[[ -d $dir ]] || die "no $dir in the $dist copy of the tree"
+fi
+for p in "$repo" "$dir" "$kroot" $tree; do
 	case $p/ in
 	/run/* | /dev/* | /proc/* | /sys/*) die "$p is hidden in the guest" ;;
 	esac
@@ -137,13 +174,16 @@ initrd=$("$here/mkinitramfs.sh" "$kver" "$modroot") || die "initramfs build fail
 [[ $bzimage -eq 1 ]] || kernel=$("$here/vmlinux.sh" "$kernel")  # PVH boot, ~3 s faster
 res=$(mktemp -d "${TMPDIR:-/tmp}/tbrdma-vm.XXXXXX")
 {
-	echo "TBRDMA_ROOT=$repo"
+	echo "TBRDMA_ROOT=${tree:-$repo}"
 	echo "TBRDMA_MODDIR=$moddir"
 	echo "SELFTEST_DIR=$dir"
 	echo "TEST_TIMEOUT=$test_timeout"
 	echo "TESTS=${tests[*]}"
 	echo "TIMEOUT_SCALE=$scale"
-	if [[ -n $kdir ]]; then echo "MODULES_ROOT=$modroot"; else echo "KERNEL_ROOT=$kroot"; fi
+	if [[ -n $kdir ]]; then echo "MODULES_ROOT=$modroot"
+	elif [[ -z $dist ]]; then echo "KERNEL_ROOT=$kroot"; fi
+	[[ -z $tree ]] || echo "TREE=$tree"
+	[[ -z $testshare ]] || echo "TESTS_DIR=$testshare"
 } >"$res/config"
 : >"$res/console.log"
 
@@ -171,7 +211,7 @@ qemu=(
 	# once oopsed in TCG (int3 in sched_clock_cpu, 6.12-rt, 2026-11-26).
 	-append "console=ttyS0 loglevel=3 panic=-1 log_buf_len=8M mitigations=off norandmaps tsc=unstable $append"
 	-chardev "file,id=con,path=${res//,/,,}/console.log,append=on" -serial chardev:con
-	-fsdev local,id=rootfs,path=/,security_model=none,readonly=on,multidevs=remap
+	-fsdev "local,id=rootfs,path=${droot:-/},security_model=none,readonly=on,multidevs=remap"
 	-device virtio-9p-pci,fsdev=rootfs,mount_tag=tbrroot
 	-fsdev "local,id=results,path=${res//,/,,},security_model=none"
 	-device virtio-9p-pci,fsdev=results,mount_tag=tbrresults
@@ -187,9 +227,20 @@ qemu+=(
 )
 # The kernel cache, a share of its own: overlayfs refuses a lower layer
 # that lies inside another (the cache is under the host's root).
-[[ -n $kdir ]] || qemu+=(
+[[ -n $kdir || -n $dist ]] || qemu+=(
 	-fsdev "local,id=kernels,path=${kroot//,/,,},security_model=none,readonly=on,multidevs=remap"
 	-device virtio-9p-pci,fsdev=kernels,mount_tag=tbrkernels
+)
+
+# Another release's guest: the tree built for it, and a selftest dir of
+# the host's, shared at their own paths.
+[[ -z $tree ]] || qemu+=(
+	-fsdev "local,id=tree,path=${tree//,/,,},security_model=none,readonly=on,multidevs=remap"
+	-device virtio-9p-pci,fsdev=tree,mount_tag=tbrtree
+)
+[[ -z $testshare ]] || qemu+=(
+	-fsdev "local,id=tests,path=${testshare//,/,,},security_model=none,readonly=on,multidevs=remap"
+	-device virtio-9p-pci,fsdev=tests,mount_tag=tbrtests
 )
 
 qpid="" timer="" stream=""
@@ -229,7 +280,7 @@ trap cleanup EXIT
 trap 'echo "run-vm: interrupted (partial results in $res)" >&2; exit 130' INT
 trap 'exit 143' TERM HUP
 
-echo "run-vm: kernel $kver, ${#tests[@]} test(s), results in $res"
+echo "run-vm: kernel $kver${dist:+ with a $dist root}, ${#tests[@]} test(s), results in $res"
 t0=$SECONDS
 setpriv --pdeathsig KILL sleep "$run_timeout" &
 timer=$!

@@ -10,7 +10,11 @@
 #ifndef TBRDMA_PROVIDER_DIR
 #error "TBRDMA_PROVIDER_DIR: libibverbs' provider directory, from the Makefile"
 #endif
-#define PROVIDER_SUFFIX "-rdmav34.so"
+#ifndef TBRDMA_PROVIDER_PABI
+#error "TBRDMA_PROVIDER_PABI: the private ABI of libibverbs, from the Makefile"
+#endif
+/* libibverbs appends its private ABI to a provider's name. */
+#define PROVIDER_SUFFIX "-rdmav" TBRDMA_PROVIDER_PABI ".so"
 
 /* The library a "driver X" value names, if it is tbrdma's. */
 static bool tbrdma_library(const char *value, char *lib, size_t size)

@@ -2,8 +2,9 @@
 /*
  * Will libibverbs find the tbrdma provider?  It loads a provider for every
  * "driver NAME" line in /etc/libibverbs.d/ *.driver: a bare name from its
- * own directory (lib<NAME>-rdmav34.so), an absolute path as given plus
- * "-rdmav34.so"; RDMAV_DRIVERS in the environment adds more.  A device
+ * own directory (lib<NAME>-rdmav<N>.so, N its private ABI: 34 for rdma-core
+ * 44 to 56, 65 for 65), an absolute path as given plus "-rdmav<N>.so";
+ * RDMAV_DRIVERS in the environment adds more.  A device
  * without its provider is invisible to ibv_devices.
  */
 #ifndef TBRDMA_ADMIN_PROVIDER_CHECK_H
