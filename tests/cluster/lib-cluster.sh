@@ -91,16 +91,31 @@ cluster_failed() { cluster_failed_node >/dev/null; }
 
 # cluster_sync NAME [SECS] — wait until every node got here (default
 # 300 s: the first sync waits for the slowest guest to boot).  Fails the
-# test when another node's test failed meanwhile.
+# test when another node's test failed meanwhile.  Every node makes the
+# same calls in the same order, so each call gets a number of its own:
+# a name used twice (a run repeated) is two syncs, not one.
+_cluster_calls=0
 cluster_sync() {
-	local name=$1 secs=${2:-300} n all
+	local name=$1.$((++_cluster_calls)) secs=${2:-300} n all
 	: >"$CLUSTER_SHARED/$CLUSTER_TEST/sync-$name.$NODE"
 	all="true"
 	for ((n = 0; n < NODES; n++)); do
-		all+=" && [[ -e $CLUSTER_SHARED/$CLUSTER_TEST/sync-$name.$n ]]"
+		all+=" && [[ -e $CLUSTER_SHARED/$CLUSTER_TEST/sync-$name.$n || -e $CLUSTER_SHARED/gone.$n ]]"
 	done
 	wait_for "$all || cluster_failed" "$secs" || fail "sync $name: not every node came within $secs s"
 	! cluster_failed || fail "sync $name: node $(cluster_failed_node) failed"
+}
+
+# cluster_poweroff — power this guest off at once, as a machine that dies
+# or loses power (no shutdown, nothing sent to the peers).  From then on
+# the other nodes' syncs count it as arrived, and run-cluster.sh counts
+# the test as passed on this node if it is the last test of the run.
+cluster_poweroff() {
+	echo "${0##*/}" >"$CLUSTER_SHARED/poweroff.$NODE"
+	: >"$CLUSTER_SHARED/gone.$NODE"
+	sync
+	echo o >/proc/sysrq-trigger
+	tbr_sleep 60
 }
 
 # A test that fails here tells the others (their syncs stop waiting); one
@@ -151,7 +166,7 @@ cluster_tbrdma() {
 	cluster_net_up
 	tbr_load_core
 	defer cluster_tbrdma_down
-	[[ -d /sys/module/tbrdma ]] || tbr_insmod ${CLUSTER_MODPARAMS:-}
+	[[ -d /sys/module/tbrdma ]] || tbr_insmod ${TBR_MODPARAMS:-}
 	export RDMAV_DRIVERS=$TBRDMA_ROOT/provider/libtbrdma
 	for k in "${!CABLE_LIST[@]}"; do
 		cable_mine "$k" || continue
@@ -202,7 +217,8 @@ cluster_rxe_down() {
 # node's command's status.
 cluster_pair() {
 	local name=$1 port=$2 secs=$3 srv=$4 cli=$5 log=$TBRDMA_OUT/$1.log rc=0 pid
-	local cmd=${6#daemon:} done_mark=$CLUSTER_SHARED/$CLUSTER_TEST/$1-done.$5
+	local cmd=${6#daemon:} key=$1.$((++_cluster_calls)) done_mark
+	done_mark=$CLUSTER_SHARED/$CLUSTER_TEST/$key-done.$cli
 	cluster_sync "$name-start" 120
 	if ((NODE == srv)); then
 		# shellcheck disable=SC2086  # a word list on purpose
@@ -211,7 +227,7 @@ cluster_pair() {
 		wait_for "pid_exited $pid || ss -Hltn 'sport = :$port' | grep -q . ||
 			rdma resource show cm_id | grep -q 'state LISTEN .*:$port '" 30 ||
 			echo "--- $name: nothing listens on $port yet"
-		cluster_put "$name-listening" 1
+		cluster_put "$key-listening" 1
 		if [[ $6 == daemon:* ]]; then
 			wait_for "[[ -e $done_mark ]] || pid_exited $pid || cluster_failed" "$secs" || true
 			kill "$pid" 2>/dev/null || true
@@ -220,10 +236,10 @@ cluster_pair() {
 			wait "$pid" || rc=$?
 		fi
 	elif ((NODE == cli)); then
-		cluster_get "$srv" "$name-listening" 60 >/dev/null
+		cluster_get "$srv" "$key-listening" 60 >/dev/null
 		# shellcheck disable=SC2086
 		timeout "$secs" $7 >"$log" 2>&1 || rc=$?
-		cluster_put "$name-done" "$rc"
+		cluster_put "$key-done" "$rc"
 	fi
 	if ((rc)); then
 		echo "--- $name: exit $rc (124 = timeout ${secs}s)"

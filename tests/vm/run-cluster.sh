@@ -24,6 +24,7 @@ usage: tests/vm/run-cluster.sh [options] [TEST|GLOB...]
   --kernel SERIES     as run-vm.sh, for every guest (default 6.1); SERIES,SERIES,...
                       gives each guest its own (node 0 first)
   --smp N             virtual CPUs per guest (default 1)
+  --nic-opts OPTS     more virtio-net-pci properties, e.g. rx_queue_size=1024
   --timeout SECS      whole run (default 1800)
   --test-timeout SECS default per-test timeout (default 300)
   --set TBR_X=VALUE   a setting for the tests (repeatable): lib-cluster.sh
@@ -36,7 +37,7 @@ die() { echo "run-cluster: $*" >&2; exit 2; }
 
 here=$(cd "$(dirname "$0")" && pwd -P)
 repo=$(cd "$here/../.." && pwd -P)
-nodes=2 cables="" cable_type=unix mtu=65520 kernels=6.1 smp=1 run_timeout=1800 test_timeout=300
+nodes=2 cables="" cable_type=unix mtu=65520 kernels=6.1 smp=1 nic_opts= run_timeout=1800 test_timeout=300
 pats=() sets=()
 while [[ $# -gt 0 ]]; do
 	case $1 in
@@ -46,6 +47,7 @@ while [[ $# -gt 0 ]]; do
 	--cable) cable_type=${2:?}; shift 2 ;;
 	--kernel) kernels=${2:?}; shift 2 ;;
 	--smp) smp=${2:?}; shift 2 ;;
+	--nic-opts) nic_opts=,${2:?}; shift 2 ;;
 	--timeout) run_timeout=${2:?}; shift 2 ;;
 	--test-timeout) test_timeout=${2:?}; shift 2 ;;
 	--set) [[ $2 =~ ^TBR_[A-Z0-9_]+=[^$'\n']*$ ]] || die "--set TBR_NAME=VALUE, not '$2'"
@@ -139,7 +141,7 @@ node_args() {
 		fi
 		args+=(
 			--qemu-arg -device
-			--qemu-arg "virtio-net-pci,netdev=cable$k,host_mtu=$mtu,mac=02:74:62:$(printf %02x "$k"):00:$(printf %02x "$n")")
+			--qemu-arg "virtio-net-pci,netdev=cable$k,host_mtu=$mtu,mac=02:74:62:$(printf %02x "$k"):00:$(printf %02x "$n")$nic_opts")
 	done
 }
 
@@ -153,6 +155,22 @@ listening() {
 		else
 			[[ -S $root/cable$k.sock ]] || return 1
 		fi
+	done
+}
+
+# The cable's end is QEMU's main loop thread (it moves frames between the
+# NIC and the socket); the guest's CPU is another thread of the same
+# process.  A guest that busy-polls (perftest, ibv_*_pingpong) keeps its
+# CPU thread running, and on a host with as many cores as guests the main
+# loops then wait for a core: frames sat for milliseconds, and polled
+# latency came out several times worse than blocking TCP's.  A NIC does
+# not take the CPU from the programs; here its thread gets the priority,
+# nice -10, so it runs as soon as a frame is there.  (Its 9p workers,
+# started from it later, inherit that; the CPU thread keeps nice 0.)
+prioritize_cable() {
+	local p
+	for p in $(pgrep -f "qemu-system.*${root}/node$1/"); do
+		renice -n -10 -p "$p" >/dev/null || echo "run-cluster: could not renice qemu $p" >&2
 	done
 }
 
@@ -177,19 +195,29 @@ for ((n = 0; n < nodes; n++)); do
 	# the first node also builds the modules and the initramfs the others
 	# then find ready.
 	deadline=$((SECONDS + 900))
-	until listening "$n"; do
+	until listening "$n" && pgrep -f "qemu-system.*${root}/node$n/" >/dev/null; do
 		if ! kill -0 "${pids[n]}" 2>/dev/null || ((SECONDS > deadline)); then
 			echo "run-cluster: node $n did not start its guest" >&2
 			exit 3
 		fi
 		sleep 0.2
 	done
+	prioritize_cable "$n"
 done
 
+# A node that powered itself off in its last test (cluster_poweroff, a
+# machine dying under its peers) did not finish: that is the test.
+last=${tests[${#tests[@]} - 1]}
 rc=0
 for ((n = 0; n < nodes; n++)); do
 	r=0
 	wait "${pids[n]}" || r=$?
+	if [[ $(cat "$root/shared/poweroff.$n" 2>/dev/null) == "$last" ]]; then
+		echo "run-cluster: node $n powered off in $last, as that test does"
+		mkdir -p "$root/node$n/tests/$last"
+		echo pass >"$root/node$n/tests/$last/result"
+		r=0
+	fi
 	((r <= rc)) || rc=$r
 done
 pids=()
