@@ -23,7 +23,8 @@ KBUILD_SOURCES = Kbuild $(wildcard kmod/*.[ch]) $(wildcard uapi/*.h)
 
 .PHONY: all module provider test-progs bench clean deps check unit-tests \
 	module-6.12 modules-for sparse checkpatch guest-tests demo install uninstall soak \
-	check-debug deps-demo demo-run soak-run check-debug-run bench-run distclean
+	check-debug deps-demo demo-run soak-run check-debug-run bench-run distclean \
+	check-cluster
 
 all: module provider runner tools
 
@@ -140,6 +141,11 @@ print-%:
 
 guest-tests: module provider test-progs runner
 	tests/vm/run-vm.sh
+
+# Two guests, each its own kernel, on a virtual cable: every cluster test
+# (tests/cluster; Documentation/testing.md).  make check runs them too.
+check-cluster: module provider test-progs runner
+	tests/vm/run-cluster.sh
 
 check: deps
 	tests/check.sh
