@@ -210,6 +210,8 @@ bench-run: all test-progs
 	tests/host/bench-tprun-memory.sh $(BUILD)/bench-memory
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/bench/kcopy modules
 	TBRDMA_SELFTEST_DIR=$(CURDIR)/tests/bench tests/vm/run-vm.sh --timeout 5400
+	TBRDMA_CLUSTER_DIR=$(CURDIR)/tests/bench/cluster tests/vm/run-cluster.sh \
+		--timeout 5400 --test-timeout 5400
 
 # The module goes to updates/ so it wins over any in-tree module of the name.
 # depmod runs for real installs only; a DESTDIR staging tree gets it later
