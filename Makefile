@@ -23,7 +23,8 @@ KBUILD_SOURCES = Kbuild $(wildcard kmod/*.[ch]) $(wildcard uapi/*.h)
 
 .PHONY: all module provider test-progs bench clean deps check unit-tests \
 	module-6.12 modules-for sparse checkpatch guest-tests demo install uninstall soak \
-	check-debug deps-demo demo-run soak-run check-debug-run bench-run distclean
+	check-debug deps-demo demo-run soak-run check-debug-run bench-run distclean \
+	check-cluster
 
 all: module provider runner tools
 
@@ -188,6 +189,11 @@ print-%:
 guest-tests: module provider test-progs runner
 	tests/vm/run-vm.sh
 
+# Two guests, each its own kernel, on a virtual cable: every cluster test
+# (tests/cluster; Documentation/testing.md).  make check runs them too.
+check-cluster: module provider test-progs runner
+	tests/vm/run-cluster.sh
+
 check: deps
 	tests/check.sh
 
@@ -255,6 +261,8 @@ bench-run: all test-progs
 	tests/host/bench-tprun-memory.sh $(BUILD)/bench-memory
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/bench/kcopy modules
 	TBRDMA_SELFTEST_DIR=$(CURDIR)/tests/bench tests/vm/run-vm.sh --timeout 5400
+	TBRDMA_CLUSTER_DIR=$(CURDIR)/tests/bench/cluster tests/vm/run-cluster.sh \
+		--timeout 5400 --test-timeout 5400
 
 # The module goes to updates/ so it wins over any in-tree module of the name.
 # depmod runs for real installs only; a DESTDIR staging tree gets it later

@@ -15,6 +15,7 @@
 
 #include "msg.h"
 #include "psn.h"
+#include "rtt.h"
 #include "wire.h"
 
 #define TBR_NET_WINDOW		16	/* RC WQEs in flight per QP, a power of 2 */
@@ -69,12 +70,17 @@ struct tbr_net_req {
 	u32 acked_psn;			/* every PSN before it is acknowledged */
 	u8 retry_left;
 	bool blocked;			/* the engine waits for the window to open */
+	bool send_due;			/* an answer let something go out: send it */
 	bool probing;			/* after a timeout or RNR NAK: one frame out, wait */
 	bool timing;			/* a retransmission deadline is running */
 	unsigned long deadline;		/* jiffies: when it runs out */
 	unsigned long probe_at;		/* jiffies: the early probe, if still quiet */
 	unsigned long probe_span;	/* jiffies between early probes */
 	struct timer_list timer;	/* retransmission; may fire early, see tbr_req_arm() */
+	struct tbr_rtt rtt;		/* round trips measured, for the early probe */
+	bool rtt_timing;		/* rtt_psn is out and timed */
+	u32 rtt_psn;			/* a frame that asked for an answer */
+	u64 rtt_sent_ns;		/* local_clock() when it went out */
 	struct tbr_qp *qp;
 };
 
@@ -175,6 +181,7 @@ void tbr_net_req_process(struct tbr_qp *qp);
 void tbr_net_req_rx(struct tbr_qp *qp, const struct sk_buff *skb,
 		    const struct tbr_wire_hdr *hdr, unsigned int hdr_len);
 void tbr_net_req_timeout(struct timer_list *t);
+void tbr_net_req_rnr_over(struct tbr_qp *qp);
 enum tbr_resp tbr_net_send_unreliable(struct tbr_qp *qp, u32 dst_qpn,
 				      struct tbr_msg *msg);
 
@@ -184,6 +191,7 @@ int tbr_net_qp_create(struct tbr_qp *qp);
 void tbr_net_qp_destroy(struct tbr_qp *qp);
 void tbr_net_qp_start(struct tbr_qp *qp, enum ib_qp_state next);
 void tbr_net_qp_error(struct tbr_qp *qp);
+void tbr_net_sq_discard(struct tbr_qp *qp);
 void tbr_net_srq_gone(struct tbr_dev *tdev, struct tbr_srq *srq);
 
 #endif /* TBRDMA_NET_H */

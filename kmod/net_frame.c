@@ -164,18 +164,32 @@ static bool tbr_frame_add_frags(struct sk_buff *skb, const struct tbr_frame *f)
 	return !left;
 }
 
-static void tbr_frame_copy_payload(u8 *to, const struct tbr_frame *f)
+/*
+ * Copy the payload into the frame; with @sum, add it up on the way (one
+ * pass instead of a copy and then a checksum pass) and return its sum.
+ */
+static __wsum tbr_frame_copy_payload(u8 *to, const struct tbr_frame *f,
+				     bool sum)
 {
 	struct tbr_sgl_piece piece;
 	struct tbr_sgl_iter it;
-	u32 left = f->pay_len;
+	u32 left = f->pay_len, done = 0;
+	__wsum csum = 0;
 
 	tbr_sgl_iter_init(&it, f->pay, f->pay_off);
 	while (left && tbr_sgl_iter_next(&it, left, &piece)) {
-		memcpy(to, piece.kaddr, piece.len);
-		to += piece.len;
+		if (sum)
+			csum = csum_block_add(csum,
+					      csum_partial_copy_nocheck(piece.kaddr,
+									to + done,
+									piece.len),
+					      done);
+		else
+			memcpy(to + done, piece.kaddr, piece.len);
+		done += piece.len;
 		left -= piece.len;
 	}
+	return csum;
 }
 
 /* Every frame in the protocol goes out here.  Any context. */
@@ -185,8 +199,11 @@ int tbr_net_xmit(struct tbr_dev *tdev, struct tbr_frame *f)
 	unsigned int hdr_len = tbr_wire_hdr_len(f->hdr.opcode, f->hdr.transport);
 	bool paged = f->pay_len > TBR_NET_COPYBREAK && !f->snapshot &&
 		     (ndev->features & NETIF_F_SG);
+	bool to_self = ether_addr_equal(f->dmac, ndev->dev_addr);
 	unsigned int room = LL_RESERVED_SPACE(ndev);
 	struct sk_buff *skb;
+	bool sum_here;
+	__wsum sum = 0;
 
 	BUILD_BUG_ON(offsetof(struct tbr_frame, ext) != sizeof(struct tbr_wire_hdr));
 	if (!f->pay)
@@ -216,11 +233,24 @@ int tbr_net_xmit(struct tbr_dev *tdev, struct tbr_frame *f)
 		skb_put_data(skb, f, hdr_len);
 		paged = false;
 	}
+	/*
+	 * A copied frame for a netdev that cannot sum it (virtio-net
+	 * without offloads: the stack would sum it in a pass of its own) is
+	 * summed here, while the payload is copied.
+	 */
+	sum_here = tdev->csum && !paged && !to_self &&
+		   !(ndev->features & NETIF_F_HW_CSUM);
 	if (!paged && f->pay_len)
-		tbr_frame_copy_payload(skb_put(skb, f->pay_len), f);
-	/* From our header to the end, into csum: by the NIC or the stack. */
-	if (tdev->csum &&
-	    !skb_partial_csum_set(skb, 0, offsetof(struct tbr_wire_hdr, csum))) {
+		sum = tbr_frame_copy_payload(skb_put(skb, f->pay_len), f,
+					     sum_here);
+	if (sum_here) {
+		sum = csum_block_add(csum_partial(skb->data, hdr_len, 0), sum,
+				     hdr_len);
+		((struct tbr_wire_hdr *)skb->data)->csum = csum_fold(sum);
+	} else if (tdev->csum &&
+		   !skb_partial_csum_set(skb, 0,
+					 offsetof(struct tbr_wire_hdr, csum))) {
+		/* From our header to the end, into csum: by the NIC or the stack. */
 		kfree_skb(skb);
 		return -EINVAL;
 	}
@@ -234,7 +264,7 @@ int tbr_net_xmit(struct tbr_dev *tdev, struct tbr_frame *f)
 	}
 	tbr_count(tdev, TBR_CNT_TX_PACKETS, 1);
 	tbr_count(tdev, TBR_CNT_TX_BYTES, skb->len);
-	if (unlikely(ether_addr_equal(f->dmac, ndev->dev_addr))) {
+	if (unlikely(to_self)) {
 		/*
 		 * To one of our own GIDs (a QP of this device: libfabric's
 		 * dgram endpoints, any two processes on one host): the wire

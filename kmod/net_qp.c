@@ -94,6 +94,14 @@ void tbr_net_tomb_answer(struct tbr_dev *tdev, const struct tbr_wire_hdr *hdr)
 			 tbr_psn_add(found.epsn, -1), TBR_SYN_ACK, 0);
 }
 
+/* RESET: the send queue emptied under the lock its softirq users take. */
+void tbr_net_sq_discard(struct tbr_qp *qp)
+{
+	spin_lock_bh(&qp->net->req.lock);
+	tbr_queue_discard(&qp->sq);
+	spin_unlock_bh(&qp->net->req.lock);
+}
+
 /* A SEND half received is given up without a completion (destroy, reset). */
 static void tbr_net_cont_drop(struct tbr_net_qp *net)
 {
@@ -156,6 +164,9 @@ void tbr_net_qp_start(struct tbr_qp *qp, enum ib_qp_state next)
 			net->req.send_psn = qp->sq_psn;
 			net->req.sent_high = qp->sq_psn;
 			net->req.acked_psn = qp->sq_psn;
+			/* A new connection: its round trips are still to learn. */
+			net->req.rtt = (struct tbr_rtt){ 0 };
+			net->req.rtt_timing = false;
 		}
 		net->req.retry_left = qp->retry_cnt;
 		spin_unlock_bh(&net->req.lock);

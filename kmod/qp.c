@@ -283,7 +283,9 @@ void tbr_qp_set_error(struct tbr_qp *qp)
  * RESET empties both queues without completions.  The state is already
  * RESET, so the engines take no new WQE; but the send queue's consumer
  * index belongs to whoever runs the send engine, and a run may be under
- * way: take that role while moving it, as the receive side's lock.
+ * way: take that role while moving it, as the receive side's lock (and
+ * on a network the requester's lock too: its receive path and timers
+ * run the send loop and complete WQEs without the engine's role).
  */
 static void tbr_qp_reset_queues(struct tbr_qp *qp)
 {
@@ -291,7 +293,10 @@ static void tbr_qp_reset_queues(struct tbr_qp *qp)
 
 	while (test_and_set_bit_lock(TBR_TX_RUNNING, &qp->tx_flags))
 		cond_resched();
-	tbr_queue_discard(&qp->sq);
+	if (qp->net)
+		tbr_net_sq_discard(qp);
+	else
+		tbr_queue_discard(&qp->sq);
 	qp->rnr_wait = false;
 	qp->rnr_backoff = 0;
 	clear_bit_unlock(TBR_TX_RUNNING, &qp->tx_flags);

@@ -367,7 +367,7 @@ static bool tbr_tx_rnr(struct tbr_qp *qp)
 		qp->rnr_backoff++;
 	qp->rnr_wait = true;
 	hrtimer_start(&qp->rnr_timer, ns_to_ktime((u64)us * NSEC_PER_USEC),
-		      HRTIMER_MODE_REL);
+		      HRTIMER_MODE_REL_SOFT);
 	return true;
 }
 
@@ -381,7 +381,7 @@ static bool tbr_tx_ack_timeout(struct tbr_qp *qp)
 	qp->retry_left--;
 	qp->rnr_wait = true;	/* the same timer and wait as for an RNR */
 	hrtimer_start(&qp->rnr_timer, ns_to_ktime(us * NSEC_PER_USEC),
-		      HRTIMER_MODE_REL);
+		      HRTIMER_MODE_REL_SOFT);
 	return true;
 }
 
@@ -545,10 +545,20 @@ static void tbr_tx_work(struct work_struct *work)
 	tbr_tx_kick(container_of(work, struct tbr_qp, tx_work));
 }
 
+/*
+ * The RNR (or loopback ACK) wait is over.  A soft hrtimer: this runs in
+ * softirq, so an RC QP on a network sends its probe from here, as the
+ * receive path sends what an ACK lets go (net_req_tx.c); other QPs'
+ * engines run in a thread.
+ */
 static enum hrtimer_restart tbr_tx_rnr_timer(struct hrtimer *timer)
 {
 	struct tbr_qp *qp = container_of(timer, struct tbr_qp, rnr_timer);
 
+	if (qp->net && tbr_qp_is_reliable(qp)) {
+		tbr_net_req_rnr_over(qp);
+		return HRTIMER_NORESTART;
+	}
 	WRITE_ONCE(qp->rnr_wait, false);
 	tbr_tx_schedule(qp);
 	return HRTIMER_NORESTART;
@@ -558,7 +568,7 @@ void tbr_tx_init(struct tbr_qp *qp)
 {
 	INIT_WORK(&qp->tx_work, tbr_tx_work);
 	hrtimer_setup(&qp->rnr_timer, tbr_tx_rnr_timer, CLOCK_MONOTONIC,
-		      HRTIMER_MODE_REL);
+		      HRTIMER_MODE_REL_SOFT);
 }
 
 /* Destroy: after this the engine never runs again for @qp. */
@@ -567,9 +577,13 @@ void tbr_tx_stop(struct tbr_qp *qp)
 	WRITE_ONCE(qp->destroyed, true);
 	do {
 		hrtimer_cancel(&qp->rnr_timer);
+		/* It sends probes itself, and may hand work to the thread. */
+		if (qp->net)
+			timer_delete_sync(&qp->net->req.timer);
 		cancel_work_sync(&qp->tx_work);
 		while (test_bit(TBR_TX_RUNNING, &qp->tx_flags))
 			cond_resched();
-		/* A run that had started may have armed the timer again. */
-	} while (hrtimer_active(&qp->rnr_timer) || work_pending(&qp->tx_work));
+		/* A run that had started may have armed a timer again. */
+	} while (hrtimer_active(&qp->rnr_timer) || work_pending(&qp->tx_work) ||
+		 (qp->net && timer_pending(&qp->net->req.timer)));
 }

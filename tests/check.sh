@@ -139,6 +139,13 @@ if [[ " ${KERNELS:-$default_kernels} " == *" 6.1 "* ]]; then
 	guest_names+=("Debian packages in the guest (6.1)")
 	guest_cmds+=("env TBRDMA_SELFTEST_DIR=$top/tests/packages tests/vm/run-vm.sh --kernel 6.1 --timeout 1800")
 fi
+# Two guests, each its own 6.1 kernel and one vCPU, on a virtual cable
+# (tests/vm/run-cluster.sh, tests/cluster): the pingpongs and RDMA CM
+# across it, the loss suite with netem on one guest's NIC, and a guest
+# powered off mid-transfer.  A few minutes; here and in CI.
+guest_names+=("two guests on a cable (6.1)")
+guest_cmds+=("tests/vm/run-cluster.sh --timeout 1500")
+
 # Other Debian releases (DISTS; under CI trixie and sid, locally none:
 # `DISTS=sid make check` adds one): their roots are built from Debian's
 # archive (tools/dist-root.sh, about 8 minutes each on a fresh machine),

@@ -27,6 +27,12 @@ usage: tests/vm/run-vm.sh [options] [TEST|GLOB...]
   --boot-timeout SECS the guest must be up by then, or it is booted once more
                       (default 150 times the --timeout-scale)
   --print-kver        print the release of the kernel that would boot, and exit
+  --smp N             virtual CPUs (default 2)
+  --results DIR       write the results to DIR (empty or new) instead of a mktemp dir
+  --config KEY=VALUE  one more line for the guest's config (repeatable; the
+                      guest reads it in /run/tbrdma-results/config)
+  --qemu-arg ARG      one more qemu argument (repeatable): run-cluster.sh's
+                      cables and shared directory
 env: TBRDMA_VM_CPU (qemu's -cpu, default max,erms=off,fsrm=off),
      TBRDMA_SELFTEST_DIR (default <repo>/tests/selftests), TBRDMA_KERNEL, TBRDMA_KVER, TBRDMA_DIST,
      TBRDMA_VM_TIMEOUT, TBRDMA_TEST_TIMEOUT, TBRDMA_VM_BOOT_TIMEOUT
@@ -49,6 +55,7 @@ kdir=""
 scale=1
 boot_timeout=${TBRDMA_VM_BOOT_TIMEOUT:-}
 print_kver=0
+smp=2 res="" extra_config=() extra_qemu=()
 pats=()
 while [[ $# -gt 0 ]]; do
 	case $1 in
@@ -63,6 +70,10 @@ while [[ $# -gt 0 ]]; do
 	--timeout-scale) scale=${2:?}; shift 2 ;;
 	--boot-timeout) boot_timeout=${2:?}; shift 2 ;;
 	--print-kver) print_kver=1; shift ;;
+	--smp) smp=${2:?}; shift 2 ;;
+	--results) res=${2:?}; shift 2 ;;
+	--config) extra_config+=("${2:?}"); shift 2 ;;
+	--qemu-arg) extra_qemu+=("${2:?}"); shift 2 ;;
 	-h | --help) usage; exit 0 ;;
 	--) shift; pats+=("$@"); break ;;
 	-*) usage >&2; exit 2 ;;
@@ -71,6 +82,7 @@ while [[ $# -gt 0 ]]; do
 done
 [[ $run_timeout =~ ^[0-9]+$ && $test_timeout =~ ^[0-9]+$ ]] || die "timeouts must be whole seconds"
 [[ $scale =~ ^[1-9][0-9]*$ ]] || die "--timeout-scale must be a whole number >= 1"
+[[ $smp =~ ^[1-9][0-9]*$ ]] || die "--smp must be a whole number >= 1"
 boot_timeout=${boot_timeout:-$((150 * scale))}
 [[ $boot_timeout =~ ^[1-9][0-9]*$ ]] || die "--boot-timeout must be whole seconds"
 [[ $series =~ ^6\.(1|12)(-rt)?$ ]] || die "--kernel: 6.1, 6.12, 6.1-rt or 6.12-rt, not '$series'"
@@ -172,7 +184,12 @@ shopt -u nullglob
 "$here/test-dmesg-check.sh" >/dev/null || die "dmesg-check.sh is broken (run tests/vm/test-dmesg-check.sh)"
 initrd=$("$here/mkinitramfs.sh" "$kver" "$modroot") || die "initramfs build failed"
 [[ $bzimage -eq 1 ]] || kernel=$("$here/vmlinux.sh" "$kernel")  # PVH boot, ~3 s faster
-res=$(mktemp -d "${TMPDIR:-/tmp}/tbrdma-vm.XXXXXX")
+if [[ -n $res ]]; then
+	mkdir -p "$res" && [[ -z $(ls -A "$res") ]] || die "--results $res: not an empty directory"
+	res=$(realpath -e "$res")
+else
+	res=$(mktemp -d "${TMPDIR:-/tmp}/tbrdma-vm.XXXXXX")
+fi
 {
 	echo "TBRDMA_ROOT=${tree:-$repo}"
 	echo "TBRDMA_MODDIR=$moddir"
@@ -184,6 +201,7 @@ res=$(mktemp -d "${TMPDIR:-/tmp}/tbrdma-vm.XXXXXX")
 	elif [[ -z $dist ]]; then echo "KERNEL_ROOT=$kroot"; fi
 	[[ -z $tree ]] || echo "TREE=$tree"
 	[[ -z $testshare ]] || echo "TESTS_DIR=$testshare"
+	for c in "${extra_config[@]}"; do echo "$c"; done
 } >"$res/config"
 : >"$res/console.log"
 
@@ -195,7 +213,7 @@ res=$(mktemp -d "${TMPDIR:-/tmp}/tbrdma-vm.XXXXXX")
 cpu_model=${TBRDMA_VM_CPU:-max,erms=off,fsrm=off}
 # shellcheck disable=SC2054  # commas belong to qemu's option syntax
 qemu=(
-	qemu-system-x86_64 -accel tcg -cpu "$cpu_model" -smp 2 -m 2048
+	qemu-system-x86_64 -accel tcg -cpu "$cpu_model" -smp "$smp" -m 2048
 	-no-reboot -nodefaults -no-user-config -display none
 	-kernel "$kernel" -initrd "$initrd"
 	# loglevel=3: only errors reach the console, so TAP stays readable (the
@@ -242,6 +260,7 @@ qemu+=(
 	-fsdev "local,id=tests,path=${testshare//,/,,},security_model=none,readonly=on,multidevs=remap"
 	-device virtio-9p-pci,fsdev=tests,mount_tag=tbrtests
 )
+qemu+=("${extra_qemu[@]}")
 
 qpid="" timer="" stream=""
 stop_qemu() {
