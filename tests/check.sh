@@ -26,7 +26,9 @@ account() {
 	if [ -n "$summary" ]; then
 		p=$(sed -E 's/^([A-Za-z]+: )?([0-9]+) passed.*/\2/' <<<"$summary")
 		f=$(sed -E 's/.* ([0-9]+) failed.*/\1/' <<<"$summary")
-	elif tr -d '\r' <"$log" | grep -qE '^(not )?ok '; then
+	# (grep reads it all: with -q it would stop at the first point and,
+	# under pipefail, tr's SIGPIPE on a long log would make this false)
+	elif tr -d '\r' <"$log" | grep -E '^(not )?ok ' >/dev/null; then
 		p=$(tr -d '\r' <"$log" | grep -cE '^ok ')
 		f=$(tr -d '\r' <"$log" | grep -cE '^not ok ')
 	elif [ "$rc" -eq 0 ]; then
