@@ -176,7 +176,7 @@ if ((NODE == 0)); then
 fi
 for ((r = 0; r < REPS; r++)); do
 	for trn in rdma tcp; do
-		tp "ar.$trn" "$trn" --bench-allreduce --sizes 4096,65536 --iters 200
+		tp "ar.$trn" "$trn" --bench-allreduce --json --sizes 4096,65536 --iters 200
 		((NODE != 1)) || echo "ar.$trn $(tp_value "ar.$trn")" >>"$TBRDMA_OUT/tprun"
 		tp "model.$trn" "$trn" "${model[@]}"
 		((NODE != 1)) || echo "model.$trn $(tp_value "model.$trn")" >>"$TBRDMA_OUT/tprun"
