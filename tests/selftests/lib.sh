@@ -4,6 +4,13 @@
 # Contract (Documentation/testing.md): exit 0 = pass, 4 = skip, other = fail.
 # shellcheck shell=bash
 set -euo pipefail
+# A command that ends the test through set -e names itself: without this a
+# test can fail with no message at all (240 on 6.12 in CI, 2026-11-28).
+# Only in the test's own shell while errexit is on: a background job that
+# is meant to fail, or a test's "set +e" stretch, stays quiet.
+set -E
+trap '_tbr_rc=$?; [[ $- != *e* || $BASHPID != "$$" ]] ||
+	echo "FAIL: exit $_tbr_rc at ${BASH_SOURCE[0]##*/}:$LINENO: $BASH_COMMAND" >&2' ERR
 
 : "${TBRDMA_ROOT:?run selftests through tests/vm/run-vm.sh}"
 # Where the modules built for the running kernel are (run-vm.sh builds them

@@ -46,8 +46,10 @@ value() {
 	local log=$TBRDMA_OUT/$1.log
 	case $2 in
 	pp) sed -n 's/.* = \([0-9.]*\) usec\/iter/\1/p' "$log" ;;
-	lat) grep -A1 '#bytes' "$log" | tail -n 1 | awk '{print $5}' ;;
-	bw) grep -A1 '#bytes' "$log" | tail -n 1 | awk '{print $4}' ;;
+	# perftest's result row: the line after its header, when that is
+	# a row (a failed run prints the header alone)
+	lat) awk '/#bytes/ { getline; if ($1 ~ /^[0-9]+$/) v = $5 } END { print v }' "$log" ;;
+	bw) awk '/#bytes/ { getline; if ($1 ~ /^[0-9]+$/) v = $4 } END { print v }' "$log" ;;
 	qperf) awk '/^ *(latency|bw) *=/ {v = $3; u = $4; if (u == "ms") v *= 1000;
 		if (u == "GB/sec") v *= 1000; if (u == "KB/sec") v /= 1000; print v}' "$log" ;;
 	esac
@@ -64,6 +66,8 @@ measure() {
 		again=0
 		if ((NODE == 1)); then
 			grep -qs "Can't produce a report" "$TBRDMA_OUT/$2.log" && again=1
+			# a busy guest can also spoil the fit into an infinite latency
+			[[ $(value "$2" "$3") != inf ]] || again=1
 			cluster_put "$2.again.$port" "$again"
 		else
 			again=$(cluster_get 1 "$2.again.$port")
@@ -189,7 +193,7 @@ read -r s_re s_pr s_to <<<"$(cluster_get 0 counters)"
 read -r c_re c_pr c_to <<<"$mine"
 local2=$(cluster_get 0 local2)
 tpmed() { # KIND FIELD -> median over the rounds of rank 0's FIELD
-	grep "^$1 " "$TBRDMA_OUT/tprun" | tr ' ' '\n' | sed -n "s/^$2://p" | sort -g |
+	grep "^$1 " "$TBRDMA_OUT/tprun" | tr ' ' '\n' | awk -v k="$2:" 'index($0, k) == 1 { print substr($0, length(k) + 1) }' | sort -g |
 		awk '{ v[NR] = $1 } END { if (!NR) print "failed"; else print v[int((NR + 1) / 2)] }'
 }
 tokens_ok=yes
