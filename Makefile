@@ -24,7 +24,7 @@ KBUILD_SOURCES = Kbuild $(wildcard kmod/*.[ch]) $(wildcard uapi/*.h)
 .PHONY: all module provider test-progs bench clean deps check unit-tests \
 	module-6.12 modules-for sparse checkpatch guest-tests demo install uninstall soak \
 	check-debug deps-demo demo-run soak-run check-debug-run bench-run distclean \
-	check-cluster
+	check-cluster check-triangle
 
 all: module provider runner tools
 
@@ -193,6 +193,12 @@ guest-tests: module provider test-progs runner
 # (tests/cluster; Documentation/testing.md).  make check runs them too.
 check-cluster: module provider test-progs runner
 	tests/vm/run-cluster.sh
+
+# Three guests in a triangle (a cable between each pair, two per guest):
+# tprun with a rank per guest over the device of each cable, and a rank
+# lost (tests/cluster/40-tprun.sh).
+check-triangle: module provider test-progs runner
+	tests/vm/run-cluster.sh --nodes 3 --timeout 900 40-tprun.sh
 
 check: deps
 	tests/check.sh

@@ -158,10 +158,17 @@ if [[ " ${KERNELS:-$default_kernels} " == *" 6.1 "* ]]; then
 fi
 # Two guests, each its own 6.1 kernel and one vCPU, on a virtual cable
 # (tests/vm/run-cluster.sh, tests/cluster): the pingpongs and RDMA CM
-# across it, the loss suite with netem on one guest's NIC, and a guest
-# powered off mid-transfer.  A few minutes; here and in CI.
+# across it, the loss suite with netem on one guest's NIC, tprun with a
+# rank per guest, and a guest powered off mid-transfer.  A few minutes;
+# here and in CI.
 guest_names+=("two guests on a cable (6.1)")
 guest_cmds+=("tests/vm/run-cluster.sh --timeout 1500")
+# Three guests in a triangle, a cable between each pair (two per guest):
+# tprun with a rank per guest over each cable's device, a rank stopped, a
+# cable down (tests/cluster/40-tprun.sh; make check-triangle).  About a
+# minute: the three one-vCPU guests boot side by side.
+guest_names+=("three guests in a triangle (6.1)")
+guest_cmds+=("tests/vm/run-cluster.sh --nodes 3 --timeout 900 40-tprun.sh")
 
 # Other Debian releases (DISTS; under CI trixie and sid, locally none:
 # `DISTS=sid make check` adds one): their roots are built from Debian's
