@@ -40,19 +40,24 @@ gunzip -f "$work"/tests/*.gz
 defer "rm -rf $work"
 
 # run_tests.py, unmodified, with each test's outcome also written to a file
-# as it ends ("ID<TAB>ok|ERROR|FAIL|skipped REASON"): the verbose log
+# as it ends ("ID<TAB>ok|ERROR|FAIL|skipped REASON<TAB>SECONDS"): the verbose log
 # interleaves the tests' own output with the outcomes, and what ran before
 # a crash of the interpreter still counts.
 cat >"$work/record.py" <<'PY'
-import os, runpy, sys, unittest
+import os, runpy, sys, time, unittest
 
 out = open(sys.argv.pop(1), 'a', buffering=1)
+started = {}
 
 def put(test, what):
     what = ' '.join(str(what).split())
-    out.write(f'{test.id()}\t{what}\n')
+    secs = time.monotonic() - started.get(test.id(), time.monotonic())
+    out.write(f'{test.id()}\t{what}\t{secs:.1f}\n')
 
 class Recorded(unittest.TextTestResult):
+    def startTest(self, test):
+        started[test.id()] = time.monotonic()
+        super().startTest(test)
     def addSuccess(self, test):
         super().addSuccess(test); put(test, 'ok')
     def addError(self, test, err):
@@ -134,10 +139,12 @@ python3 - "$TBRDMA_OUT/tbrdma.results" "$TBRDMA_OUT/rxe.results" "$not_offered" 
 import re, sys
 from collections import Counter
 
+secs = Counter()
 def results(path):
     res = {}
     for line in open(path):
-        name, _, what = line.rstrip('\n').partition('\t')
+        name, what, took = line.rstrip('\n').split('\t')
+        secs[name] += float(took)
         # A test with several outcomes (subtests) keeps its worst.
         if res.get(name, 'ok') == 'ok' or what in ('ERROR', 'FAIL'):
             res[name] = what
@@ -194,6 +201,7 @@ for t in req:
     if tbr[t] != 'ok':
         bad.append(f'{t}: required, {tbr[t]} on tbrdma')
 print(f'required (memory windows, atomic write): {sum(tbr[t] == "ok" for t in req)} of {len(req)} ok')
+print('slowest (both devices):', ', '.join(f'{t.split(".")[-1]} {s:.0f} s' for t, s in secs.most_common(5)))
 for b in bad:
     print('FAIL:', b)
 sys.exit(1 if bad else 0)
