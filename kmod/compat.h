@@ -53,6 +53,19 @@ struct ib_mr *tbr_reg_user_mr_dmah(struct ib_pd *ibpd, u64 start, u64 length,
 #define TBR_REG_USER_MR_OP tbr_reg_user_mr
 #endif
 
+/*
+ * 6.2+: the kernel names access rights the device does not offer (FLUSH
+ * to global or persistent visibility, IBTA 1.5; no IB_DEVICE_FLUSH_*).
+ * An MR asking for them is refused with EOPNOTSUPP (the core does so for
+ * user MRs), a QP's are dropped (qp.c); bits no kernel defines are EINVAL.
+ */
+#ifdef TBR_HAS_ACCESS_FLUSH
+#define TBR_ACCESS_NOT_OFFERED \
+	(IB_ACCESS_FLUSH_GLOBAL | IB_ACCESS_FLUSH_PERSISTENT)
+#else
+#define TBR_ACCESS_NOT_OFFERED 0
+#endif
+
 /* 7.x: ib_umem_get() became ib_umem_get_va(), same arguments. */
 #ifndef TBR_HAS_UMEM_GET_VA
 #define ib_umem_get_va(device, addr, size, access) \

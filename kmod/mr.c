@@ -50,6 +50,9 @@ struct tbr_mr *tbr_mr_alloc(struct tbr_dev *tdev, struct tbr_pd *pd,
 	if ((access & (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC)) &&
 	    !(access & IB_ACCESS_LOCAL_WRITE))
 		return ERR_PTR(-EINVAL);
+	/* The core refuses these for user MRs already; kernel users too. */
+	if (access & TBR_ACCESS_NOT_OFFERED)
+		return ERR_PTR(-EOPNOTSUPP);
 
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
 	if (!mr)
@@ -422,6 +425,11 @@ enum ib_wc_status tbr_mr_fast_reg(struct tbr_dev *tdev, u32 pdn, u32 key,
 	/* The verbs spec: remote write or atomic access needs local write. */
 	if ((access & (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC)) &&
 	    !(access & IB_ACCESS_LOCAL_WRITE)) {
+		status = IB_WC_LOC_ACCESS_ERR;
+		goto out;
+	}
+	/* Rights the device does not offer (FLUSH): not granted silently. */
+	if (access & TBR_ACCESS_NOT_OFFERED) {
 		status = IB_WC_LOC_ACCESS_ERR;
 		goto out;
 	}

@@ -339,12 +339,20 @@ static int tbr_qp_check_attr(struct tbr_qp *qp, struct ib_qp_attr *attr,
 		return -EINVAL;
 	if ((mask & IB_QP_DEST_QPN) && attr->dest_qp_num > 0xffffff)
 		return -EINVAL;
-	/* LOCAL_WRITE means nothing for a QP, but applications pass it. */
+	/*
+	 * LOCAL_WRITE means nothing for a QP, but applications pass it.  So
+	 * do the FLUSH rights (rdma-core's tests ask every RC QP for them):
+	 * no FLUSH can leave or reach a QP of this device, and the memory it
+	 * would reach is refused them (EOPNOTSUPP), so they grant nothing
+	 * and are dropped (tbr_qp_apply_attr), as siw and mlx5 drop what
+	 * they do not serve.  Bits no kernel defines are EINVAL.
+	 */
 	if ((mask & IB_QP_ACCESS_FLAGS) &&
 	    (attr->qp_access_flags & ~(IB_ACCESS_LOCAL_WRITE |
 				       IB_ACCESS_REMOTE_WRITE |
 				       IB_ACCESS_REMOTE_READ |
-				       IB_ACCESS_REMOTE_ATOMIC)))
+				       IB_ACCESS_REMOTE_ATOMIC |
+				       TBR_ACCESS_NOT_OFFERED)))
 		return -EINVAL;
 	if ((mask & IB_QP_AV) && attr->ah_attr.type != RDMA_AH_ATTR_TYPE_ROCE)
 		return -EINVAL;
@@ -372,7 +380,8 @@ static void tbr_qp_apply_attr(struct tbr_qp *qp, struct ib_qp_attr *attr,
 	if (mask & IB_QP_DEST_QPN)
 		WRITE_ONCE(qp->dest_qpn, attr->dest_qp_num);
 	if (mask & IB_QP_ACCESS_FLAGS)
-		WRITE_ONCE(qp->access, attr->qp_access_flags);
+		WRITE_ONCE(qp->access,
+			   attr->qp_access_flags & ~TBR_ACCESS_NOT_OFFERED);
 	if (mask & IB_QP_PATH_MTU)
 		qp->path_mtu = attr->path_mtu;
 	if (mask & IB_QP_AV)
