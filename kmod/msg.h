@@ -58,6 +58,8 @@ struct tbr_rx_cont {
 	u64 next_off;			/* where the next frame must start */
 	u32 hdr_len;			/* UD: GRH bytes in front of the payload */
 	struct tbr_sgl sgl;		/* the receive buffers, MR references held */
+	u32 num_sge;			/* the WQE's SGEs, for UC to reuse it */
+	struct tbrdma_sge sge[TBR_MAX_SGE];
 	struct tbr_srq *srq;		/* XRC: whose WQE it is and CQ it ends on, held */
 };
 

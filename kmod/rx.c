@@ -218,10 +218,32 @@ static enum tbr_resp tbr_rx_send_begin(struct tbr_qp *qp, struct tbr_msg *msg,
 }
 
 /*
+ * Resolve a receive WQE's buffers for a message of @need bytes (only those
+ * are checked against their MRs, see tbr_sgl_resolve()).  On failure the
+ * WQE completes in error and the QP goes to error; returns the answer.
+ */
+static enum tbr_resp tbr_rx_resolve(struct tbr_qp *qp, struct tbr_msg *msg,
+				    struct tbr_sgl *dst, u64 wr_id,
+				    const struct tbrdma_sge *sge, u32 num_sge,
+				    u64 need)
+{
+	enum ib_wc_status status;
+
+	status = tbr_sgl_resolve(dst, qp->tdev, tbr_rx_pdn(qp, msg), sge,
+				 num_sge, IB_ACCESS_LOCAL_WRITE, need);
+	if (status == IB_WC_SUCCESS)
+		return TBR_RESP_OK;
+	tbr_rx_complete(qp, wr_id, status, IB_WC_RECV, 0, msg);
+	tbr_qp_set_error(qp);
+	return tbr_rx_reliable(qp) ? TBR_RESP_REM_OP : TBR_RESP_DROPPED;
+}
+
+/*
  * A SEND, or one frame of it.  The first frame takes a receive WQE; one
  * that is not also the last keeps it in the QP's continuation until the
  * last frame completes it.  A UC message whose end was lost leaves its WQE
- * there for the next message, which the verbs spec allows.
+ * there for the next message, which the verbs spec allows; its buffers
+ * are resolved again for that message's length.
  */
 static enum tbr_resp tbr_rx_send(struct tbr_qp *qp, struct tbr_msg *msg)
 {
@@ -229,7 +251,6 @@ static enum tbr_resp tbr_rx_send(struct tbr_qp *qp, struct tbr_msg *msg)
 	struct tbrdma_recv_wqe *wqe = (void *)msg->xfer->recv_wqe;
 	struct tbr_sgl *dst = &msg->xfer->remote;
 	u32 hdr_len = msg->ah ? sizeof(msg->xfer->grh) : 0;
-	enum ib_wc_status status;
 	enum tbr_resp resp;
 	u64 wr_id;
 
@@ -238,6 +259,14 @@ static enum tbr_resp tbr_rx_send(struct tbr_qp *qp, struct tbr_msg *msg)
 		wr_id = cont->wr_id;
 		hdr_len = cont->hdr_len;
 		if (msg->first) {	/* UC: a new message reuses the WQE */
+			tbr_sgl_put(dst);
+			resp = tbr_rx_resolve(qp, msg, dst, wr_id, cont->sge,
+					      cont->num_sge,
+					      msg->total + hdr_len);
+			if (resp != TBR_RESP_OK) {
+				tbr_rx_cont_end(cont);
+				return resp;
+			}
 			if (msg->total + hdr_len > dst->total)
 				goto too_long;
 			cont->total = msg->total;
@@ -253,15 +282,11 @@ static enum tbr_resp tbr_rx_send(struct tbr_qp *qp, struct tbr_msg *msg)
 		if (tbr_rx_take_wqe(qp, msg, &resp))
 			return resp;
 		wr_id = wqe->wr_id;
-		status = tbr_sgl_resolve(dst, qp->tdev, tbr_rx_pdn(qp, msg),
-					 (struct tbrdma_sge *)(wqe + 1),
-					 wqe->num_sge, IB_ACCESS_LOCAL_WRITE);
-		if (status != IB_WC_SUCCESS) {
-			tbr_rx_complete(qp, wr_id, status, IB_WC_RECV, 0, msg);
-			tbr_qp_set_error(qp);
-			return tbr_rx_reliable(qp) ? TBR_RESP_REM_OP :
-						     TBR_RESP_DROPPED;
-		}
+		resp = tbr_rx_resolve(qp, msg, dst, wr_id,
+				      (struct tbrdma_sge *)(wqe + 1),
+				      wqe->num_sge, msg->total + hdr_len);
+		if (resp != TBR_RESP_OK)
+			return resp;
 		resp = tbr_rx_send_begin(qp, msg, dst, wr_id, hdr_len);
 		if (resp != TBR_RESP_OK)
 			return resp;
@@ -276,6 +301,9 @@ static enum tbr_resp tbr_rx_send(struct tbr_qp *qp, struct tbr_msg *msg)
 			cont->total = msg->total;
 			cont->next_off = 0;
 			cont->active = true;
+			cont->num_sge = wqe->num_sge;
+			memcpy(cont->sge, wqe + 1,
+			       wqe->num_sge * sizeof(cont->sge[0]));
 			cont->srq = msg->srq;
 			if (cont->srq)
 				refcount_inc(&cont->srq->users);

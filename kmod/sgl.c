@@ -9,26 +9,28 @@
 
 enum ib_wc_status tbr_sgl_resolve(struct tbr_sgl *sgl, struct tbr_dev *tdev,
 				  u32 pdn, const struct tbrdma_sge *sge,
-				  u32 num, int access)
+				  u32 num, int access, u64 need)
 {
 	u32 i;
 
 	sgl->nseg = 0;
 	sgl->total = 0;
-	for (i = 0; i < num; i++) {
+	for (i = 0; i < num && need; i++) {
 		struct tbr_seg *seg = &sgl->seg[sgl->nseg];
+		u32 len = min_t(u64, sge[i].length, need);
 
-		if (!sge[i].length)	/* a zero-length SGE names no memory */
+		if (!len)	/* a zero-length SGE names no memory */
 			continue;
 		seg->mr = tbr_mr_get(tdev, sge[i].lkey, pdn, access,
-				     sge[i].addr, sge[i].length);
+				     sge[i].addr, len);
 		if (!seg->mr) {
 			tbr_sgl_put(sgl);
 			return IB_WC_LOC_PROT_ERR;
 		}
 		seg->addr = sge[i].addr;
-		seg->len = sge[i].length;
-		sgl->total += seg->len;
+		seg->len = len;
+		sgl->total += len;
+		need -= len;
 		sgl->nseg++;
 	}
 	if (sgl->total > TBR_MAX_MSG_SIZE) {

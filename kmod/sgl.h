@@ -24,12 +24,19 @@ struct tbr_sgl {
 };
 
 /*
- * Resolve @num SGEs against local MRs of PD @pdn needing @access.  Returns
+ * Resolve @num SGEs against local MRs of PD @pdn needing @access, up to
+ * their first @need bytes (TBR_SGL_ALL: all of them).  A receive resolves
+ * only what the message fills: the verbs spec checks the memory a message
+ * is placed in, and rxe, siw and hardware accept a receive buffer that
+ * runs past its MR as long as the message ends inside it (perftest posts
+ * MTU-sized SRQ receives at every message-size step of its buffer).  Then
+ * sgl->total < @need says the buffers are too short.  Returns
  * IB_WC_SUCCESS, or the completion status to report (nothing held then).
  */
+#define TBR_SGL_ALL	U64_MAX
 enum ib_wc_status tbr_sgl_resolve(struct tbr_sgl *sgl, struct tbr_dev *tdev,
 				  u32 pdn, const struct tbrdma_sge *sge,
-				  u32 num, int access);
+				  u32 num, int access, u64 need);
 
 /* One segment in the MR named by a remote key (or a window's), for QP @qpn. */
 enum ib_wc_status tbr_sgl_resolve_remote(struct tbr_sgl *sgl,

@@ -129,7 +129,8 @@ static enum ib_wc_status tbr_tx_local(struct tbr_qp *qp,
 		return IB_WC_LOC_QP_OP_ERR;
 	return tbr_sgl_resolve(local, qp->tdev, qp->pdn,
 			       (struct tbrdma_sge *)(wqe + 1), wqe->num_sge,
-			       reads_in ? IB_ACCESS_LOCAL_WRITE : 0);
+			       reads_in ? IB_ACCESS_LOCAL_WRITE : 0,
+			       TBR_SGL_ALL);
 }
 
 /* Fill @msg for a UD send; false when the AH is not usable by this QP. */
