@@ -438,7 +438,7 @@ if [ -n "$archs_only" ]; then
 elif "$top/tools/tprun" --export-gguf "$tmp/base.gguf" --synthetic --seed 5 \
 	--dim 64 --layers 1 --heads 4 --kv-heads 2 --ffn 64 --vocab 512 \
 	--wtype f32 >"$tmp/export.log" 2>&1; then
-	for pre in llama-bpe qwen2 gpt-2 glm4; do
+	for pre in llama-bpe qwen2 gpt-2 glm4 gpt-4o; do
 		model=$tmp/$pre.gguf
 		python3 "$here/gpt2-tokenizer.py" "$tmp/base.gguf" "$model" "$pre"
 		for p in $prompt_set; do
@@ -446,6 +446,11 @@ elif "$top/tools/tprun" --export-gguf "$tmp/base.gguf" --synthetic --seed 5 \
 				"${prompts[$p]} 12345 Hello times"
 		done
 	done
+	# o200k's case splits (gpt-oss): words of mixed case, contractions
+	# of either case, a slash after punctuation
+	check_model "gpt2/gpt-4o cases" "$tmp/gpt-4o.gguf" \
+		"HelloWorld HTTPServer I'M it's ÜberCase ünïCODE a/b;/\n\n 12345 x"
+
 else
 	not_ok "gpt2: export" "$(cat "$tmp/export.log")"
 fi

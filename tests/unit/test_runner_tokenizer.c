@@ -213,6 +213,16 @@ static void test_pretok(void)
 	ok(n == 12, "pretok: qwen2 splits every digit (%d words)", n);
 	n = tp_pretok(TP_PRE_GPT2, cp, i, end);
 	ok(n == 7 && end[2] == 9, "pretok: gpt2 keeps \" 12345\" (%d words)", n);
+	s = "HelloWorld HTTPServer I'M a/b\n\n 12345";
+	for (i = 0; s[i]; i++)
+		cp[i] = (unsigned char)s[i];
+	n = tp_pretok(TP_PRE_GPT4O, cp, i, end);
+	/* Hello | World | ␠HTTPServer | ␠I'M | ␠a | /b | \n\n | ␠ | 123 | 45 */
+	ok(n == 10 && end[0] == 5 && end[1] == 10 && end[2] == 21 &&
+	   end[3] == 25 && end[4] == 27 && end[5] == 29 && end[6] == 31 &&
+	   end[7] == 32 && end[8] == 35 && end[9] == 37,
+	   "pretok: gpt-4o (o200k) splits at a capital after lower case, keeps HTTPServer, I'M (%d words)",
+	   n);
 }
 
 /* Malformed metadata: each case names its key. */
@@ -277,7 +287,7 @@ int main(void)
 	struct tp_tok t;
 	char err[300];
 
-	plan(41);
+	plan(42);
 	test_bpe();
 	test_spm();
 	test_stream();

@@ -233,8 +233,13 @@ static int load_pre(struct tp_tok *t, const struct gguf *g, char *err,
 		t->pre = TP_PRE_LLAMA3;
 		return 0;
 	}
+	/* o200k (gpt-oss, Llama 4): words split at case changes */
+	if (gguf_str_eq(s, "gpt-4o") || gguf_str_eq(s, "llama4")) {
+		t->pre = TP_PRE_GPT4O;
+		return 0;
+	}
 	return bad(err, errlen,
-		   "tokenizer.ggml.pre '%.*s' is not supported (gpt-2, llama-bpe, qwen2, glm4)",
+		   "tokenizer.ggml.pre '%.*s' is not supported (gpt-2, llama-bpe, qwen2, glm4, gpt-4o)",
 		   (int)(s.len > 64 ? 64 : s.len), s.p);
 }
 
