@@ -15,7 +15,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stddef.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,46 +26,6 @@
 #include "model/arch.h"
 #include "model/load_gguf.h"
 #include "model/model.h"
-
-int tp_gguf_bad(struct tp_gguf_load *L, const char *fmt, ...)
-{
-	char msg[400];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	snprintf(L->err, L->errlen, "%s: %s", L->path, msg);
-	return -1;
-}
-
-int tp_gguf_int(struct tp_gguf_load *L, const char *key, int64_t def,
-		int *out)
-{
-	int64_t v = def;
-	int r = gguf_get_int(&L->g, key, &v);
-
-	if (r < 0)
-		return tp_gguf_bad(L, "metadata %s is not an integer", key);
-	if (r == 0 && def < 0)
-		return tp_gguf_bad(L, "metadata %s is missing", key);
-	if (v < 0 || v > (1 << 30))
-		return tp_gguf_bad(L, "metadata %s = %lld is out of range",
-				   key, (long long)v);
-	*out = (int)v;
-	return 0;
-}
-
-int tp_gguf_float(struct tp_gguf_load *L, const char *key, double def,
-		  float *out)
-{
-	double v = def;
-
-	if (gguf_get_float(&L->g, key, &v) < 0)
-		return tp_gguf_bad(L, "metadata %s is not a number", key);
-	*out = (float)v;
-	return 0;
-}
 
 /* The whole tensor NAME as a ROWS x COLS matrix view (ne = {COLS, ROWS}). */
 static int full_mat(struct tp_gguf_load *L, const char *name, int rows,
@@ -363,12 +322,6 @@ static int vocab_ends(struct tp_gguf_load *L)
 	}
 	return read_shard(L, &out, w->sh.v0, w->sh.v1, 0, c->dim, head,
 			  &w->output);
-}
-
-const char *tp_gguf_key(struct tp_gguf_load *L, const char *suffix)
-{
-	snprintf(L->key, sizeof(L->key), "%s.%s", L->arch, suffix);
-	return L->key;
 }
 
 int tp_gguf_read_config(struct tp_gguf_load *L, struct tp_config *c)
