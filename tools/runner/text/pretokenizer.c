@@ -157,9 +157,34 @@ static int match_gpt2(const uint32_t *c, int i, int n)
 	return spaces(c, i, n);
 }
 
+/*
+ * The tail Llama 3's and o200k's regexes share, at I:
+ * ?[^\s\p{L}\p{N}]+[\r\n]* (o200k, SLASH: [\r\n/]*)|\s*[\r\n]+|
+ * \s+(?!\S)|\s+
+ */
+static int punct_or_spaces(const uint32_t *c, int i, int n, int slash)
+{
+	int j = i + (c[i] == ' ' && i + 1 < n), k, last;
+
+	for (k = j; k < n && other(c[k]); k++)
+		;
+	if (k > j) {
+		while (k < n && (is_nl(c[k]) || (slash && c[k] == '/')))
+			k++;
+		return k - i;
+	}
+	/* \s*[\r\n]+: up to the last newline of the space run */
+	for (k = i, last = -1; k < n && is_space(c[k]); k++)
+		if (is_nl(c[k]))
+			last = k;
+	if (last >= 0)
+		return last + 1 - i;
+	return spaces(c, i, n);
+}
+
 static int match_llama3(const uint32_t *c, int i, int n, int maxdig)
 {
-	int j, k = contraction(c, i, n, 1), last;
+	int j, k = contraction(c, i, n, 1);
 
 	if (k)
 		return k;
@@ -173,21 +198,7 @@ static int match_llama3(const uint32_t *c, int i, int n, int maxdig)
 		;
 	if (k > i)
 		return k - i;
-	j = i + (c[i] == ' ' && i + 1 < n);
-	for (k = j; k < n && other(c[k]); k++)
-		;
-	if (k > j) {
-		while (k < n && is_nl(c[k]))
-			k++;
-		return k - i;
-	}
-	/* \s*[\r\n]+: up to the last newline of the space run */
-	for (k = i, last = -1; k < n && is_space(c[k]); k++)
-		if (is_nl(c[k]))
-			last = k;
-	if (last >= 0)
-		return last + 1 - i;
-	return spaces(c, i, n);
+	return punct_or_spaces(c, i, n, 0);
 }
 
 static int upper_ok(uint32_t c)	/* U above */
@@ -219,7 +230,7 @@ static int cased_word(const uint32_t *c, int j, int n)
 
 static int match_gpt4o(const uint32_t *c, int i, int n)
 {
-	int j, k, last;
+	int j, k;
 
 	j = i + (!is_nl(c[i]) && !is_letter(c[i]) && !is_number(c[i]) &&
 		 i + 1 < n && is_letter(c[i + 1]));
@@ -230,20 +241,7 @@ static int match_gpt4o(const uint32_t *c, int i, int n)
 		;
 	if (k > i)
 		return k - i;
-	j = i + (c[i] == ' ' && i + 1 < n);
-	for (k = j; k < n && other(c[k]); k++)
-		;
-	if (k > j) {
-		while (k < n && (is_nl(c[k]) || c[k] == '/'))
-			k++;
-		return k - i;
-	}
-	for (k = i, last = -1; k < n && is_space(c[k]); k++)
-		if (is_nl(c[k]))
-			last = k;
-	if (last >= 0)
-		return last + 1 - i;
-	return spaces(c, i, n);
+	return punct_or_spaces(c, i, n, 1);
 }
 
 int tp_pretok(enum tp_tok_pre pre, const uint32_t *cps, int n, int *end)
