@@ -55,7 +55,9 @@ arch_types="q8_0 q4_k q2_k q3_k iq4_xs f16"
 # deepseek2's (issue 42): the types DeepSeek V3/R1 and Kimi K2 are
 # published in, Unsloth's dynamic 1-3-bit ones among them
 ds_types="f32 q8_0 q4_k q2_k iq2_xxs iq3_xxs iq1_s"
-archs="qwen3 qwen3moe glm4moe deepseek2"
+# gpt-oss's: its published files hold the experts in MXFP4
+gpt_types="f32 q8_0 q4_k mxfp4"
+archs="qwen3 qwen3moe glm4moe deepseek2 gpt-oss"
 archs_full=
 archs_only=
 newer="q2_k q3_k iq4_nl iq4_xs mxfp4 iq1_s iq1_m iq2_xxs iq2_xs iq2_s iq3_xxs iq3_s"
@@ -80,7 +82,7 @@ while [ $# -gt 0 ]; do
 	--types-only) types_only=1; shift ;;
 	--no-logits) no_logits=1; shift ;;
 	--archs-full) archs_full=1; shift ;;
-	--arch-types) arch_types=$2; ds_types=$2; shift 2 ;;
+	--arch-types) arch_types=$2; ds_types=$2; gpt_types=$2; shift 2 ;;
 	--archs) archs=$2; shift 2 ;;
 	--archs-only) archs_only=1; types=; shift ;;
 	*) echo "usage: $0 [--tprun CMD] [--ranks LIST] [--types LIST] [--newer-ranks LIST] [--tokens T] [--prompts LIST] [--save-ref DIR | --ref DIR] [--types-only | --archs-only] [--archs-full] [--arch-types LIST] [--archs LIST] [--no-logits]" >&2
@@ -380,9 +382,17 @@ ds_shape=(--dim 256 --layers 2 --heads 4 --head-dim 320 --rope-dim 64
 	--kv-lora 256 --q-lora 256 --v-head-dim 256 --ffn 512 --vocab 512
 	--experts 16 --experts-used 4 --expert-ffn 256 --expert-groups 4
 	--expert-groups-used 2)
+# gpt-oss: heads of 64 as the published ones (16 of them: 4 blocks of
+# 256 to share), 4 layers (2 of them with a window of 16 positions, which
+# the 60-token prompt passes), 16 experts of 256, 4 used, YaRN as
+# published (factor 32 over 4096)
+gpt_shape=(--dim 256 --layers 4 --heads 16 --kv-heads 4 --head-dim 64
+	--ffn 1024 --vocab 512 --experts 16 --experts-used 4 --expert-ffn 256
+	--sliding-window 16)
 for arch in $archs; do
 	types_of_arch=$arch_types
 	[ "$arch" = deepseek2 ] && types_of_arch=$ds_types
+	[ "$arch" = gpt-oss ] && types_of_arch=$gpt_types
 	for type in $types_of_arch; do
 		model=$tmp/$arch-$type.gguf
 		moe=()
@@ -390,6 +400,7 @@ for arch in $archs; do
 			moe=(--experts 64 --experts-used 8 --expert-ffn 256)
 		shape=("${arch_shape[@]}" "${moe[@]}")
 		[ "$arch" = deepseek2 ] && shape=("${ds_shape[@]}")
+		[ "$arch" = gpt-oss ] && shape=("${gpt_shape[@]}")
 		if [ -z "$ref_dir" ]; then
 			if ! "$top/tools/tprun" --export-gguf "$model" --arch "$arch" \
 				--seed 7 "${shape[@]}" --wtype "$type" \
@@ -406,7 +417,7 @@ for arch in $archs; do
 		if [ -n "$archs_full" ]; then
 			arch_ranks="1 2 3 4"
 		elif [ "$type" = q8_0 ] || [ "$type" = q4_k ] ||
-			[ "$type" = f32 ]; then
+			[ "$type" = f32 ] || [ "$arch" = gpt-oss ]; then
 			arch_ranks="1 2 3 4"
 		fi
 		# deepseek2's latent attention: its F32 logits too (1.8e-6
@@ -414,7 +425,7 @@ for arch in $archs; do
 		# question of where llama.cpp rounds activations in MLA
 		tol=
 		case $arch-$type in
-		deepseek2-f32) tol=$(tolerance "$type") ;;
+		deepseek2-f32 | gpt-oss-f32) tol=$(tolerance "$type") ;;
 		esac
 		check_model "$arch $type prompt 1" "$model" "${prompts[1]}" \
 			"$tol" "$arch_ranks"
@@ -427,7 +438,7 @@ if [ -n "$archs_only" ]; then
 elif "$top/tools/tprun" --export-gguf "$tmp/base.gguf" --synthetic --seed 5 \
 	--dim 64 --layers 1 --heads 4 --kv-heads 2 --ffn 64 --vocab 512 \
 	--wtype f32 >"$tmp/export.log" 2>&1; then
-	for pre in llama-bpe qwen2 gpt-2 glm4; do
+	for pre in llama-bpe qwen2 gpt-2 glm4 gpt-4o; do
 		model=$tmp/$pre.gguf
 		python3 "$here/gpt2-tokenizer.py" "$tmp/base.gguf" "$model" "$pre"
 		for p in $prompt_set; do
@@ -435,6 +446,11 @@ elif "$top/tools/tprun" --export-gguf "$tmp/base.gguf" --synthetic --seed 5 \
 				"${prompts[$p]} 12345 Hello times"
 		done
 	done
+	# o200k's case splits (gpt-oss): words of mixed case, contractions
+	# of either case, a slash after punctuation
+	check_model "gpt2/gpt-4o cases" "$tmp/gpt-4o.gguf" \
+		"HelloWorld HTTPServer I'M it's ÜberCase ünïCODE a/b;/\n\n 12345 x"
+
 else
 	not_ok "gpt2: export" "$(cat "$tmp/export.log")"
 fi

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # gpt2-tokenizer.py SRC DST PRE — copy a `tprun --export-gguf` file (GGUF
 # v3, alignment 32) with its tokenizer replaced by a small byte-level BPE
-# ("gpt2") one, pre-tokenizer PRE (llama-bpe, qwen2, gpt-2, glm4): the 256 GPT-2
+# ("gpt2") one, pre-tokenizer PRE (llama-bpe, qwen2, gpt-2, glm4, gpt-4o): the 256 GPT-2
 # byte symbols, merged pieces of a few words (with and without "Ġ", digits
 # included, so the pre-tokenizers split differently), <unusedN>, and
 # three control tokens (BOS, EOS, EOT) at the end. For compare.sh.

@@ -248,6 +248,36 @@ static void test_thinking(void)
 	}
 }
 
+/* gpt-oss's harmony format: the system header of its template (with
+ * today's date), the system message as developer instructions, earlier
+ * answers in the final channel. */
+static void test_harmony(void)
+{
+	static const char tmpl[] =
+		"{{- \"<|start|>system<|message|>\" }}{{- build_system_message() }}"
+		"{{- \"<|start|>assistant<|channel|>final<|message|>\" }}<|start|>user";
+	static const struct tp_chat_msg c[] = {
+		{ "system", "S" }, { "user", "Q1" }, { "assistant", "A1" },
+		{ "user", "Q2" },
+	};
+	static const char head[] = "<|start|>system<|message|>You are ChatGPT, a large language model trained by OpenAI.\nKnowledge cutoff: 2024-06\nCurrent date: ";
+	static const char tail[] = "\n\nReasoning: medium\n\n# Valid channels: analysis, commentary, final. Channel must be included for every message.<|end|><|start|>developer<|message|># Instructions\n\nS\n\n<|end|><|start|>user<|message|>Q1<|end|><|start|>assistant<|channel|>final<|message|>A1<|end|><|start|>user<|message|>Q2<|end|><|start|>assistant";
+	char err[200] = "", *s;
+	size_t h = sizeof(head) - 1;
+
+	is_int(tp_chat_detect(tmpl, err, sizeof(err)), TP_CHAT_HARMONY,
+	       "gpt-oss's template (<|channel|>) is recognised as harmony");
+	s = tp_chat_render(TP_CHAT_HARMONY, c, 4, "", err, sizeof(err));
+	ok(s && !strncmp(s, head, h) && strlen(s) == h + 10 + strlen(tail) &&
+	   s[h + 4] == '-' && s[h + 7] == '-' && !strcmp(s + h + 10, tail),
+	   "harmony: as gpt-oss's Jinja renders it (date, developer instructions, final channel)");
+	if (s && strcmp(s + (strlen(s) > h + 10 ? h + 10 : 0), tail))
+		diag("got  %s", s);
+	free(s);
+	is_int(tp_chat_by_name("harmony"), TP_CHAT_HARMONY,
+	       "harmony by name");
+}
+
 /* The reasoning and content of TEXT as one piece, and in pieces of every
  * size: the same. */
 static void split(const char *name, const char *text, int open,
@@ -309,6 +339,7 @@ int main(void)
 	test_render();
 	test_encode();
 	test_thinking();
+	test_harmony();
 	test_reasoning();
 	return done();
 }

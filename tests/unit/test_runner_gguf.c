@@ -460,9 +460,8 @@ static void test_llama(void)
 	   "RoPE frequency factors of the wrong length are named (%s)",
 	   e ? e : "loaded");
 	e = llama_fails(NULL, "llama", 0, X_YARN, err, sizeof(err));
-	ok(e && strstr(e, "RoPE scaling type 'yarn'") &&
-	   strstr(e, "llama.rope.scaling.type"),
-	   "YaRN RoPE scaling is refused by name, not ignored (%s)",
+	ok(e && strstr(e, "YaRN without llama.rope.scaling.factor"),
+	   "YaRN RoPE scaling without its factor is refused by name, not ignored (%s)",
 	   e ? e : "loaded");
 	e = llama_fails(NULL, "llama", 0, X_LINEAR, err, sizeof(err));
 	ok(!e, "linear RoPE scaling loads%s%s", e ? ": " : "", e ? e : "");
@@ -474,7 +473,7 @@ static void test_llama(void)
 	   "a qwen2 file without its biases is refused, naming one (%s)",
 	   e ? e : "loaded");
 	e = llama_fails(NULL, "mamba", 0, X_NONE, err, sizeof(err));
-	ok(e && strstr(e, "architecture 'mamba' is not supported (llama, qwen2, qwen3, qwen3moe, glm4moe and deepseek2 are)"),
+	ok(e && strstr(e, "architecture 'mamba' is not supported (llama, qwen2, qwen3, qwen3moe, glm4moe, deepseek2 and gpt-oss are)"),
 	   "an unsupported architecture is named (%s)", e ? e : "loaded");
 }
 
@@ -612,7 +611,7 @@ static const char *moe_fails(const char *arch, const char *skip,
 static void test_moe_numbers(void)
 {
 	static const char *const archs[] = { "qwen3moe", "glm4moe",
-					     "deepseek2" };
+					     "deepseek2", "gpt-oss" };
 	static const char *const keys[] = {
 		"attention.kv_lora_rank", "attention.q_lora_rank",
 		"attention.key_length_mla", "attention.value_length_mla",
@@ -626,6 +625,8 @@ static void test_moe_numbers(void)
 		"feed_forward_length", "attention.head_count",
 		"attention.head_count_kv", "attention.key_length",
 		"rope.dimension_count", "context_length",
+		"attention.sliding_window", "attention.sliding_window_pattern",
+		"rope.scaling.original_context_length",
 	};
 	static const uint32_t vals[] = {
 		0, 1, 2, 3, 4, 7, 8, 9, 16, 31, 32, 33, 64, 1024, 1025,
@@ -635,7 +636,7 @@ static void test_moe_numbers(void)
 	int a, k, v, N, files = 0, loads = 0, runs = 0, mute = 0;
 
 	snprintf(dst, sizeof(dst), "/tmp/tprun-moe-n-%d.gguf", (int)getpid());
-	for (a = 0; a < 3; a++)
+	for (a = 0; a < 4; a++)
 		for (k = 0; k < (int)(sizeof(keys) / sizeof(keys[0])); k++)
 			for (v = 0; v < (int)(sizeof(vals) / sizeof(vals[0]));
 			     v++) {
@@ -674,7 +675,7 @@ static void test_moe_numbers(void)
 				}
 			}
 	unlink(dst);
-	ok(files > 1200 && !mute,
+	ok(files > 2000 && !mute,
 	   "%d MoE files with hostile numbers in %d keys: no crash, every refusal says why; %d loads, %d forward passes",
 	   files, (int)(sizeof(keys) / sizeof(keys[0])), loads, runs);
 }
@@ -728,6 +729,50 @@ static void test_deepseek2(void)
 		      sizeof(err));
 	ok(e && strstr(e, "temperature_scale"),
 	   "deepseek2: attention temperature tuning is refused by name (%s)",
+	   e ? e : "loaded");
+}
+
+/* gpt-oss: what a file must hold, refused by name. */
+static void test_gpt_oss(void)
+{
+	char err[600];
+	const char *e;
+
+	e = moe_fails("gpt-oss", NULL, NULL, NULL, 0, err, sizeof(err));
+	ok(!e, "gpt-oss: an export loads as 2 ranks%s%s", e ? ": " : "",
+	   e ? e : "");
+	e = moe_fails("gpt-oss", "blk.1.attn_sinks.weight", NULL, NULL, 0,
+		      err, sizeof(err));
+	ok(e && strstr(e, "blk.1.attn_sinks.weight is missing"),
+	   "gpt-oss: missing attention sinks are named (%s)", e ? e : "loaded");
+	e = moe_fails("gpt-oss", NULL, "blk.0.ffn_up_exps.bias", NULL, 0, err,
+		      sizeof(err));
+	ok(e && strstr(e, "blk.0.ffn_up_exps.bias"),
+	   "gpt-oss: expert biases an expert short are refused, naming them (%s)",
+	   e ? e : "loaded");
+	e = moe_fails("gpt-oss", "blk.0.attn_output.bias", NULL, NULL, 0, err,
+		      sizeof(err));
+	ok(e && strstr(e, "blk.0.attn_output.bias is missing"),
+	   "gpt-oss: a missing output bias is named (%s)", e ? e : "loaded");
+	e = moe_fails("gpt-oss", NULL, NULL, "gpt-oss.attention.sliding_window",
+		      0, err, sizeof(err));
+	ok(e && strstr(e, "gpt-oss.attention.sliding_window is 0"),
+	   "gpt-oss: a window of 0 is refused (%s)", e ? e : "loaded");
+	e = moe_fails("gpt-oss", NULL, NULL, "gpt-oss.rope.dimension_count", 8,
+		      err, sizeof(err));
+	ok(e && strstr(e, "rotates the whole head"),
+	   "gpt-oss: RoPE on part of the head is refused (%s)",
+	   e ? e : "loaded");
+	e = moe_fails("gpt-oss", NULL, NULL,
+		      "gpt-oss.rope.scaling.yarn_log_multiplier", 1, err,
+		      sizeof(err));
+	ok(e && strstr(e, "yarn_log_multiplier is 1: only 0"),
+	   "gpt-oss: YaRN's log multiplier (DeepSeek's) is refused by name (%s)",
+	   e ? e : "loaded");
+	e = moe_fails("gpt-oss", NULL, NULL, "gpt-oss.rope.freq_base_swa", 5000,
+		      err, sizeof(err));
+	ok(e && strstr(e, "rope.freq_base_swa 5000 differs"),
+	   "gpt-oss: another RoPE base for the window's layers is refused (%s)",
 	   e ? e : "loaded");
 }
 
@@ -824,6 +869,7 @@ int main(void)
 	test_llama();
 	test_moe();
 	test_deepseek2();
+	test_gpt_oss();
 	test_moe_numbers();
 	return done();
 }

@@ -13,8 +13,10 @@ test_runner_gguf_SRCS := $(addprefix $(RUNNER_DIR)/, \
 	model/shard.c model/weights.c model/residual.c model/attention.c \
 	model/ffn.c model/forward.c model/load_gguf.c model/synthetic.c \
 	model/vocab_ends.c model/export.c model/moe.c model/mla.c \
+	model/rope_scaling.c model/gguf_keys.c \
 	model/arch/llama.c model/arch/qwen2.c model/arch/qwen3.c \
 	model/arch/qwen3moe.c model/arch/glm4moe.c model/arch/deepseek2.c \
+	model/arch/gpt_oss.c \
 	model/arch/registry.c)
 test_runner_gguf_SRCS += $(addprefix $(RUNNER_DIR)/,$(RUNNER_QTYPES) $(RUNNER_SIMD))
 test_runner_gguf_CFLAGS := -I$(RUNNER_DIR) -ffp-contract=off -D_GNU_SOURCE -pthread

@@ -21,6 +21,7 @@
 #include "comm/allreduce.h"
 #include "kernels/float16.h"
 #include "kernels/quant.h"
+#include "kernels/vector.h"
 #include "model/arch/registry.h"
 #include "model/model.h"
 #include "model/moe.h"
@@ -570,6 +571,57 @@ static void test_route(void)
 			bad += sel[i] == sel[j];
 	ok(!bad, "group-limited routing: all 4 from the one best group (%d %d %d %d)",
 	   sel[0], sel[1], sel[2], sel[3]);
+	/* gpt-oss: the best 4 logits, a softmax over those 4 only */
+	c = (struct tp_moe_config){ .experts = 16, .used = 4,
+				    .gating = TP_GATE_SOFTMAX_WEIGHT };
+	memcpy(p, lg, sizeof(p));
+	tp_moe_route(&c, p, NULL, sel, wt);
+	for (j = 0, bad = 0, sum = 0; j < 4; j++)
+		sum += exp(lg[sel[j]] - lg[sel[0]]);
+	for (j = 0; j < 4; j++) {
+		bad += (sel[j] * 7) % 16 != 15 - j;
+		bad += fabs(wt[j] - exp(lg[sel[j]] - lg[sel[0]]) / sum) > 1e-6;
+	}
+	ok(!bad, "softmax over the chosen (gpt-oss): the 4 best logits, weights a softmax of those 4 (%g %g %g %g)",
+	   wt[0], wt[1], wt[2], wt[3]);
+}
+
+/* gpt-oss's clamped SwiGLU, against its formula, on each side of the
+ * clamps (gate above 7, up outside [-7, 7]). */
+static void test_swiglu_oai(void)
+{
+	float g[6] = { -3, 0.5f, 6.9f, 7.5f, 12, 2 };
+	float u[6] = { 1, -9, 0.25f, 3, 8, -7.5f };
+	float want[6];
+	int i, bad = 0;
+
+	for (i = 0; i < 6; i++) {
+		double x = g[i] < 7 ? g[i] : 7;
+		double y = u[i] < -7 ? -7 : u[i] > 7 ? 7 : u[i];
+
+		want[i] = (float)(x / (1 + exp(-1.702 * x)) * (y + 1));
+	}
+	tp_swiglu_oai(g, u, 6);
+	for (i = 0; i < 6; i++)
+		bad += fabs(g[i] - want[i]) > 1e-5 * (1 + fabs(want[i]));
+	ok(!bad, "clamped SwiGLU (gpt-oss): min(g, 7) sigmoid(1.702 x) (clamp(u, -7, 7) + 1) (%g %g)",
+	   g[3], g[4]);
+}
+
+/* An attention sink takes its share of the softmax and nothing else. */
+static void test_sink(void)
+{
+	float x[3] = { 1, 2, 3 }, y[3] = { 1, 2, 3 };
+	double e = exp(1.0) + exp(2.0) + exp(3.0) + exp(2.5);
+	int i, bad = 0;
+
+	tp_softmax_sink(x, 3, 2.5f);
+	tp_softmax_sink(y, 3, -INFINITY);
+	for (i = 0; i < 3; i++)
+		bad += fabs(x[i] - exp(i + 1.0) / e) > 1e-6;
+	ok(!bad && fabs(y[0] + y[1] + y[2] - 1) < 1e-6,
+	   "softmax with a sink: exp(s) / (sum + exp(sink)); no sink sums to 1 (%g)",
+	   x[2]);
 }
 
 /* ARCH's synthetic model on N = 1..4 ranks (mesh), and its GGUF export
@@ -652,6 +704,19 @@ static void test_archs(void)
 	c.mla.q_lora = 0;
 	arch_matrix("deepseek2 q8_0, plain q", "deepseek2", c, TP_Q8_0,
 		    TP_SPLIT_AUTO, TOL);
+	/* gpt-oss: a window of 3 positions on layers 0 and 2 (the 7-token
+	 * prompt passes it), sinks, biases, YaRN; MXFP4 on heads of 32 */
+	test_swiglu_oai();
+	test_sink();
+	c = moe_cfg(8, 2, 64, 0, 0);
+	c.swa_window = 3;
+	arch_matrix("gpt-oss", "gpt-oss", c, TP_F32, TP_SPLIT_AUTO, TOL);
+	arch_matrix("gpt-oss, whole experts", "gpt-oss", c, TP_F32,
+		    TP_SPLIT_EXPERTS, TOL);
+	c.dim = 128;
+	c.head_dim = c.rot_dim = 32;
+	arch_matrix("gpt-oss mxfp4", "gpt-oss", c, TP_MXFP4, TP_SPLIT_AUTO,
+		    TOL);
 }
 
 static void test_expert_shards(void)

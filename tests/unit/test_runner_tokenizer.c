@@ -70,8 +70,8 @@ static void fill_bpe(struct gguf_writer *w, int arg)
 {
 	static const char *const m0[] = { "a b", "ab c", "Ġ a", "Ġa b" };
 	static const char *const m1[] = { "b c", "Ġ a", "Ġa b", "a b" };
-	const char *tok[256 + 8];
-	int32_t type[256 + 8];
+	const char *tok[256 + 11];
+	int32_t type[256 + 11];
 	char sym[256][5];
 	int i, n = 0;
 
@@ -88,14 +88,41 @@ static void fill_bpe(struct gguf_writer *w, int arg)
 	tok[n] = "<|end|>"; type[n++] = TP_TT_CONTROL;
 	tok[n] = "<tool>"; type[n++] = TP_TT_USER;
 	tok[n] = "<|begin|>"; type[n++] = TP_TT_CONTROL;
+	if (arg == 2) {	/* gpt-oss's ends and markers */
+		tok[n] = "<|return|>"; type[n++] = TP_TT_CONTROL;
+		tok[n] = "<|call|>"; type[n++] = TP_TT_CONTROL;
+		tok[n] = "<|channel|>"; type[n++] = TP_TT_CONTROL;
+	}
 	gguf_writer_str(w, "tokenizer.ggml.model", "gpt2");
 	gguf_writer_str(w, "tokenizer.ggml.pre", "llama-bpe");
 	gguf_writer_str_array(w, "tokenizer.ggml.tokens", tok, (uint64_t)n);
 	gguf_writer_i32_array(w, "tokenizer.ggml.token_type", type,
 			      (uint64_t)n);
-	gguf_writer_str_array(w, "tokenizer.ggml.merges", arg ? m1 : m0, 4);
+	gguf_writer_str_array(w, "tokenizer.ggml.merges", arg == 1 ? m1 : m0,
+			      4);
 	gguf_writer_u32(w, "tokenizer.ggml.bos_token_id", 263);
-	gguf_writer_u32(w, "tokenizer.ggml.eos_token_id", 261);
+	gguf_writer_u32(w, "tokenizer.ggml.eos_token_id", arg == 2 ? 264 : 261);
+}
+
+/* gpt-oss's vocabulary: <|return|> ends an answer, <|end|> (the end of
+ * the analysis channel) does not; the channel markers print. */
+static void test_harmony_vocab(void)
+{
+	struct tp_tok t;
+	char err[300] = "", text[64];
+	int n;
+
+	ok(!from_meta(&t, fill_bpe, 2, 267, err, sizeof(err)),
+	   "harmony: a vocabulary with <|return|> and <|call|> loads (%s)",
+	   err);
+	ok(tp_tok_is_eog(&t, 264) && tp_tok_is_eog(&t, 265) &&
+	   !tp_tok_is_eog(&t, 261),
+	   "harmony: <|return|> and <|call|> end generation, <|end|> does not");
+	n = tp_tok_piece(&t, 266, text, sizeof(text));
+	ok(n == 11 && !memcmp(text, "<|channel|>", 11) &&
+	   tp_tok_piece(&t, 261, text, sizeof(text)) == 7,
+	   "harmony: <|channel|> and <|end|> print, as llama.cpp shows them");
+	tp_tok_free(&t);
 }
 
 static void test_bpe(void)
@@ -213,6 +240,16 @@ static void test_pretok(void)
 	ok(n == 12, "pretok: qwen2 splits every digit (%d words)", n);
 	n = tp_pretok(TP_PRE_GPT2, cp, i, end);
 	ok(n == 7 && end[2] == 9, "pretok: gpt2 keeps \" 12345\" (%d words)", n);
+	s = "HelloWorld HTTPServer I'M a/b\n\n 12345";
+	for (i = 0; s[i]; i++)
+		cp[i] = (unsigned char)s[i];
+	n = tp_pretok(TP_PRE_GPT4O, cp, i, end);
+	/* Hello | World | ␠HTTPServer | ␠I'M | ␠a | /b | \n\n | ␠ | 123 | 45 */
+	ok(n == 10 && end[0] == 5 && end[1] == 10 && end[2] == 21 &&
+	   end[3] == 25 && end[4] == 27 && end[5] == 29 && end[6] == 31 &&
+	   end[7] == 32 && end[8] == 35 && end[9] == 37,
+	   "pretok: gpt-4o (o200k) splits at a capital after lower case, keeps HTTPServer, I'M (%d words)",
+	   n);
 }
 
 /* Malformed metadata: each case names its key. */
@@ -277,8 +314,9 @@ int main(void)
 	struct tp_tok t;
 	char err[300];
 
-	plan(41);
+	plan(45);
 	test_bpe();
+	test_harmony_vocab();
 	test_spm();
 	test_stream();
 	test_pretok();

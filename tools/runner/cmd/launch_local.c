@@ -25,7 +25,7 @@
 #include "cmd/launch_local.h"
 #include "cmd/rank.h"
 #include "comm/rendezvous.h"
-#include "model/synthetic.h"
+#include "model/arch/registry.h"
 
 static volatile sig_atomic_t got_signal;
 
@@ -79,7 +79,6 @@ int tp_launch_local(struct tp_opts *o)
 	int lfd[TP_MAX_RANKS];
 	pid_t pid[TP_MAX_RANKS];
 	char dev[64], err[300];
-	struct tp_shard sh;
 	size_t pos = 0, cap = TP_MAX_RANKS * 24;
 	char *peers = tp_calloc(cap, 1);
 	struct sigaction sa = { .sa_handler = on_signal };
@@ -96,7 +95,8 @@ int tp_launch_local(struct tp_opts *o)
 		return tp_rank_main(o);
 	/* one message, not one per rank (a GGUF file is checked by each) */
 	if (o->synthetic &&
-	    tp_synth_check(&o->cfg, o->wtype, 0, N, &sh, err, sizeof(err))) {
+	    tp_synth_check_arch(o->arch, &o->cfg, o->wtype, N, err,
+				sizeof(err))) {
 		tp_err("%s", err);
 		return TP_EXIT_USAGE;
 	}

@@ -42,7 +42,7 @@ static const char usage[] =
 "                           (T: f32 f16 bf16 q8_0 q4_0 q4_1 q5_0 q5_1 q4_k\n"
 "                           q5_k q6_k q2_k q3_k iq4_nl iq4_xs mxfp4 iq1_s\n"
 "                           iq1_m iq2_xxs iq2_xs iq2_s iq3_xxs iq3_s)\n"
-"    --arch llama|qwen3|qwen3moe|glm4moe|deepseek2  the architecture\n"
+"    --arch llama|qwen3|qwen3moe|glm4moe|deepseek2|gpt-oss  the architecture\n"
 "    --experts N --experts-used K --expert-ffn F   MoE (qwen3moe, glm4moe:\n"
 "                           64, 8, dim)\n"
 "    --shared-experts S --dense-layers L --nextn-layers X   glm4moe (1, 1, 1)\n"
@@ -50,8 +50,9 @@ static const char usage[] =
 "    --q-lora R --kv-lora R --v-head-dim N   deepseek2's latent attention\n"
 "                           (0: plain attn_q; 4 x nope; nope = head-dim -\n"
 "                           rope-dim, rope-dim head-dim / 2)\n"
+"    --sliding-window W     gpt-oss: the window of alternate layers (128)\n"
 "  --model FILE.gguf        GGUF file: llama, qwen2, qwen3, qwen3moe, glm4moe,\n"
-"                           deepseek2,\n"
+"                           deepseek2, gpt-oss,\n"
 "                           tensors in those types\n"
 "  --expert-split auto|width|experts  how the ranks share the experts (auto)\n"
 "  --export-gguf FILE       write the synthetic model as GGUF and exit\n"
@@ -214,7 +215,7 @@ enum {
 	O_CHAT, O_SYSTEM, O_HTTP, O_CTX, O_RENDEZVOUS, O_WORLD, O_ARCH,
 	O_EXPERTS, O_EXPUSED, O_EXPFFN, O_SHARED, O_DENSE, O_NEXTN, O_ROTDIM,
 	O_EXPSPLIT, O_RBUDGET, O_RFORMAT, O_QLORA, O_KVLORA, O_VDIM,
-	O_GROUPS, O_GROUPSUSED,
+	O_GROUPS, O_GROUPSUSED, O_SWA,
 };
 
 static const struct option longopts[] = {
@@ -259,6 +260,7 @@ static const struct option longopts[] = {
 	{ "v-head-dim", 1, NULL, O_VDIM },
 	{ "expert-groups", 1, NULL, O_GROUPS },
 	{ "expert-groups-used", 1, NULL, O_GROUPSUSED },
+	{ "sliding-window", 1, NULL, O_SWA },
 	{ "reasoning-budget", 1, NULL, O_RBUDGET },
 	{ "reasoning-format", 1, NULL, O_RFORMAT },
 	{ "verbose", 0, NULL, 'v' }, { "help", 0, NULL, 'h' },
@@ -317,7 +319,8 @@ static void arch_shape(struct tp_opts *o, const int *given)
 	struct tp_moe_config *e = &o->cfg.moe;
 	int ds = o->arch && !strcmp(o->arch, "deepseek2");
 	int moe = o->arch && (!strcmp(o->arch, "qwen3moe") ||
-			      !strcmp(o->arch, "glm4moe") || ds);
+			      !strcmp(o->arch, "glm4moe") ||
+			      !strcmp(o->arch, "gpt-oss") || ds);
 	int glm = (o->arch && !strcmp(o->arch, "glm4moe")) || ds;
 
 	e->experts = given[0] >= 0 ? given[0] : moe ? 64 : 0;
@@ -340,6 +343,8 @@ static void arch_shape(struct tp_opts *o, const int *given)
 	} else if (given[8] >= 0 || given[9] >= 0 || given[10] >= 0) {
 		bad("%s", "--q-lora, --kv-lora and --v-head-dim are deepseek2's");
 	}
+	if (o->cfg.swa_window && strcmp(o->arch ? o->arch : "", "gpt-oss"))
+		bad("%s", "--sliding-window is gpt-oss's");
 	/* qwen3moe's files say feed_forward_length = ffn x used; its
 	 * dense MLP has no layer to be in */
 	if (!strcmp(o->arch ? o->arch : "", "qwen3moe") && !given[7])
@@ -426,6 +431,7 @@ void tp_opts_parse(struct tp_opts *o, int argc, char **argv)
 		case O_VDIM: given[10] = (int)num(optarg, 1, 4096, "--v-head-dim"); shape = 1; break;
 		case O_GROUPS: o->cfg.moe.groups = (int)num(optarg, 0, 1024, "--expert-groups"); shape = 1; break;
 		case O_GROUPSUSED: o->cfg.moe.groups_used = (int)num(optarg, 0, 1024, "--expert-groups-used"); shape = 1; break;
+		case O_SWA: o->cfg.swa_window = (int)num(optarg, 1, 1 << 24, "--sliding-window"); shape = 1; break;
 		case O_RBUDGET: o->reasoning_budget = (int)num(optarg, -1, 0, "--reasoning-budget"); break;
 		case O_RFORMAT:
 			if (!strcmp(optarg, "none"))

@@ -124,20 +124,59 @@ void tp_rope_table(float *cs, int rot_dim, int pos, float base)
 	tp_rope_table_ext(cs, rot_dim, pos, base, 0, NULL);
 }
 
+/* Pair I's angle at POS before scaling (llama.cpp's theta_extrap). */
+static double rope_theta(int rot_dim, int pos, float base,
+			 const float *freqs, int i)
+{
+	double theta = pos * pow(base, -2.0 * i / rot_dim);
+
+	return freqs ? theta / freqs[i] : theta;
+}
+
 void tp_rope_table_ext(float *cs, int rot_dim, int pos, float base,
 		       float scale, const float *freqs)
 {
 	int i;
 
 	for (i = 0; i < rot_dim / 2; i++) {
-		double theta = pos * pow(base, -2.0 * i / rot_dim);
+		double theta = rope_theta(rot_dim, pos, base, freqs, i);
 
-		if (freqs)
-			theta /= freqs[i];
 		if (scale != 0)
 			theta *= scale;
 		cs[2 * i] = (float)cos(theta);
 		cs[2 * i + 1] = (float)sin(theta);
+	}
+}
+
+/* The pair whose wavelength fits ROTATIONS times in ORIG_CTX (GGML's
+ * ggml_rope_yarn_corr_dim, in its float operations). */
+static float yarn_corr_dim(int rot_dim, int orig_ctx, float rotations,
+			   float base)
+{
+	return (float)rot_dim *
+	       logf((float)orig_ctx / (rotations * 2 * (float)M_PI)) /
+	       (2 * logf(base));
+}
+
+void tp_rope_table_yarn(float *cs, int rot_dim, int pos, float base,
+			float scale, int orig_ctx, float beta_fast,
+			float beta_slow, const float *freqs)
+{
+	float lo = floorf(yarn_corr_dim(rot_dim, orig_ctx, beta_fast, base));
+	float hi = ceilf(yarn_corr_dim(rot_dim, orig_ctx, beta_slow, base));
+	float mscale = 1.0f + 0.1f * logf(1.0f / scale);
+	int i;
+
+	lo = lo > 0 ? lo : 0;
+	hi = hi < rot_dim - 1 ? hi : (float)(rot_dim - 1);
+	for (i = 0; i < rot_dim / 2; i++) {
+		float extrap = (float)rope_theta(rot_dim, pos, base, freqs, i);
+		float y = (i - lo) / (hi - lo > 0.001f ? hi - lo : 0.001f);
+		float ramp = 1 - (y < 0 ? 0 : y > 1 ? 1 : y);
+		float theta = scale * extrap * (1 - ramp) + extrap * ramp;
+
+		cs[2 * i] = cosf(theta) * mscale;
+		cs[2 * i + 1] = sinf(theta) * mscale;
 	}
 }
 
@@ -173,7 +212,12 @@ void tp_rope_apply(float *v, int nheads, int head_dim, int rot_dim,
 
 void tp_softmax(float *x, int n)
 {
-	float max = -INFINITY, inv;
+	tp_softmax_sink(x, n, -INFINITY);
+}
+
+void tp_softmax_sink(float *x, int n, float sink)
+{
+	float max = sink, inv;
 	double sum = 0;
 	int i;
 
@@ -184,6 +228,8 @@ void tp_softmax(float *x, int n)
 		x[i] = expf(x[i] - max);
 		sum += x[i];
 	}
+	if (sink != -INFINITY)
+		sum += expf(sink - max);
 	inv = (float)(1.0 / sum);
 	for (i = 0; i < n; i++)
 		x[i] *= inv;
@@ -200,4 +246,17 @@ void tp_swiglu(float *g, const float *u, int n)
 
 	for (i = 0; i < n; i++)
 		g[i] = tp_silu(g[i]) * u[i];
+}
+
+void tp_swiglu_oai(float *g, const float *u, int n)
+{
+	const float alpha = 1.702f, limit = 7.0f;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		float x = g[i] < limit ? g[i] : limit;
+		float y = u[i] < -limit ? -limit : u[i] > limit ? limit : u[i];
+
+		g[i] = x / (1.0f + expf(alpha * -x)) * (y + 1.0f);
+	}
 }

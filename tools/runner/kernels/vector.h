@@ -38,15 +38,30 @@ void tp_rope_apply(float *v, int nheads, int head_dim, int rot_dim,
  */
 void tp_rope_table_ext(float *cs, int rot_dim, int pos, float base,
 		       float scale, const float *freqs);
+/*
+ * YaRN as GGML computes it (ext_factor 1): pair i's angle a blend of the
+ * scaled (SCALE = 1 / factor) and the unscaled one, by where its
+ * wavelength falls between the BETA_FAST and BETA_SLOW rotations over
+ * ORIG_CTX; cos and sin both times 1 + 0.1 ln(factor).
+ */
+void tp_rope_table_yarn(float *cs, int rot_dim, int pos, float base,
+			float scale, int orig_ctx, float beta_fast,
+			float beta_slow, const float *freqs);
 /* GGML's "neox" mode (Qwen2): v[i] pairs with v[i + rot_dim/2]. */
 void tp_rope_apply_neox(float *v, int nheads, int head_dim, int rot_dim,
 			const float *cs);
 
 /* In place, numerically stable (subtracts the maximum). */
 void tp_softmax(float *x, int n);
+/* The same with one more logit SINK in the sum (attention sinks): the
+ * entries add up to less than 1. SINK -INFINITY: tp_softmax. */
+void tp_softmax_sink(float *x, int n, float sink);
 
 float tp_silu(float x);
 /* g[i] = silu(g[i]) * u[i] */
 void tp_swiglu(float *g, const float *u, int n);
+/* gpt-oss's (GGML's swiglu_oai, alpha 1.702, limit 7): with x = min(g,
+ * 7) and y = u clamped to [-7, 7], g = x sigmoid(1.702 x) (y + 1) */
+void tp_swiglu_oai(float *g, const float *u, int n);
 
 #endif /* TPRUN_KERNELS_VECTOR_H */

@@ -20,9 +20,21 @@
 #include "model/residual.h"
 #include "model/synthetic.h"
 
+/*
+ * The first position a query at POS sees in layer L: 0, or in a layer
+ * of sliding-window attention the last swa_window positions (llama.cpp
+ * masks p when pos - p >= n_swa).
+ */
+static int first_seen(const struct tp_config *c, int l, int pos)
+{
+	if (!c->swa_window || l % c->swa_period >= c->swa_period - 1)
+		return 0;
+	return pos >= c->swa_window ? pos - c->swa_window + 1 : 0;
+}
+
 /* Attention of one query head of token T (at position POS). */
 static void attend_head(struct tp_model *m, int l, int t, int pos, int h,
-			float *scores)
+			const float *sinks, float *scores)
 {
 	const struct tp_config *c = &m->cfg;
 	int hd = c->head_dim, group = c->heads / c->kv_heads;
@@ -33,15 +45,16 @@ static void attend_head(struct tp_model *m, int l, int t, int pos, int h,
 	int kvh = (m->w->sh.q0 + h) / group - m->w->sh.kv0;
 	const float *qh = m->q + ((size_t)t * m->nq + h) * hd;
 	float *out = m->att + ((size_t)t * m->nq + h) * hd;
-	int p, i;
+	int p0 = first_seen(c, l, pos), p, i;
 
-	for (p = 0; p <= pos; p++)
-		scores[p] = tp_dot_f32(qh, kl + p * kvd + kvh * hd, hd) * scale;
-	tp_softmax(scores, pos + 1);
+	for (p = p0; p <= pos; p++)
+		scores[p - p0] = tp_dot_f32(qh, kl + p * kvd + kvh * hd, hd) *
+				 scale;
+	tp_softmax_sink(scores, pos + 1 - p0, sinks ? sinks[h] : -INFINITY);
 	memset(out, 0, hd * sizeof(float));
-	for (p = 0; p <= pos; p++) {
+	for (p = p0; p <= pos; p++) {
 		const float *vp = vl + p * kvd + kvh * hd;
-		float s = scores[p];
+		float s = scores[p - p0];
 
 		for (i = 0; i < hd; i++)
 			out[i] += s * vp[i];
@@ -50,6 +63,7 @@ static void attend_head(struct tp_model *m, int l, int t, int pos, int h,
 
 struct attn_job {
 	struct tp_model *m;
+	const float *sinks;
 	int l, n, pos;
 };
 
@@ -65,13 +79,15 @@ static void attention_part(void *arg, int part, int nparts)
 	for (k = b; k < e; k++) {
 		int t = (int)(k / nq), h = (int)(k % nq);
 
-		attend_head(j->m, j->l, t, j->pos + t, h, scores);
+		attend_head(j->m, j->l, t, j->pos + t, h, j->sinks, scores);
 	}
 }
 
-static void attention(struct tp_model *m, int l, int n, int pos)
+static void attention(struct tp_model *m, const float *sinks, int l, int n,
+		      int pos)
 {
-	struct attn_job j = { .m = m, .l = l, .n = n, .pos = pos };
+	struct attn_job j = { .m = m, .sinks = sinks, .l = l, .n = n,
+			      .pos = pos };
 
 	tp_pool_run(attention_part, &j);
 }
@@ -135,8 +151,15 @@ void tp_attn_rope_cache(struct tp_model *m, int l, int n, int pos)
 	size_t cache = (size_t)l * m->ctx * kvd;
 
 	for (t = 0; t < n; t++) {
-		tp_rope_table_ext(m->rope, c->rot_dim, pos + t, c->rope_base,
-				  c->rope_scale, m->w->rope_freqs);
+		if (c->yarn_orig_ctx)
+			tp_rope_table_yarn(m->rope, c->rot_dim, pos + t,
+					   c->rope_base, c->rope_scale,
+					   c->yarn_orig_ctx, c->yarn_beta_fast,
+					   c->yarn_beta_slow, m->w->rope_freqs);
+		else
+			tp_rope_table_ext(m->rope, c->rot_dim, pos + t,
+					  c->rope_base, c->rope_scale,
+					  m->w->rope_freqs);
 		if (c->rope_neox) {
 			tp_rope_apply_neox(m->q + t * qd, m->nq, hd,
 					   c->rot_dim, m->rope);
@@ -159,10 +182,15 @@ int tp_attn_output(struct tp_model *m, const struct tp_attn_weights *a,
 		   int l, int n, int pos, struct tp_ar *ar)
 {
 	float *part;
+	int t, i;
 
-	attention(m, l, n, pos);
+	attention(m, a->sinks, l, n, pos);
 	part = tp_residual_buf(m, ar, n);
 	tp_matmul(part, m->att, &a->wo, n);
+	if (a->bo)
+		for (t = 0; t < n; t++)
+			for (i = 0; i < m->cfg.dim; i++)
+				part[(size_t)t * m->cfg.dim + i] += a->bo[i];
 	return tp_residual_add(m, ar, part, n);
 }
 

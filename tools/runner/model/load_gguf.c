@@ -15,7 +15,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stddef.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,46 +26,6 @@
 #include "model/arch.h"
 #include "model/load_gguf.h"
 #include "model/model.h"
-
-int tp_gguf_bad(struct tp_gguf_load *L, const char *fmt, ...)
-{
-	char msg[400];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	snprintf(L->err, L->errlen, "%s: %s", L->path, msg);
-	return -1;
-}
-
-int tp_gguf_int(struct tp_gguf_load *L, const char *key, int64_t def,
-		int *out)
-{
-	int64_t v = def;
-	int r = gguf_get_int(&L->g, key, &v);
-
-	if (r < 0)
-		return tp_gguf_bad(L, "metadata %s is not an integer", key);
-	if (r == 0 && def < 0)
-		return tp_gguf_bad(L, "metadata %s is missing", key);
-	if (v < 0 || v > (1 << 30))
-		return tp_gguf_bad(L, "metadata %s = %lld is out of range",
-				   key, (long long)v);
-	*out = (int)v;
-	return 0;
-}
-
-int tp_gguf_float(struct tp_gguf_load *L, const char *key, double def,
-		  float *out)
-{
-	double v = def;
-
-	if (gguf_get_float(&L->g, key, &v) < 0)
-		return tp_gguf_bad(L, "metadata %s is not a number", key);
-	*out = (float)v;
-	return 0;
-}
 
 /* The whole tensor NAME as a ROWS x COLS matrix view (ne = {COLS, ROWS}). */
 static int full_mat(struct tp_gguf_load *L, const char *name, int rows,
@@ -308,26 +267,33 @@ int tp_gguf_slabs(struct tp_gguf_load *L, const char *fmt, int layer,
 	return 0;
 }
 
-int tp_gguf_vector(struct tp_gguf_load *L, const char *fmt, int layer, int n,
-		   const float **out)
+int tp_gguf_floats(struct tp_gguf_load *L, const char *fmt, int layer,
+		   int rows, int n, const float **out)
 {
 	struct tp_mat m;
 	float *v;
-	void *raw;
+	char *raw;
 	char name[96];
-	int r;
+	int r, i;
 
 	snprintf(name, sizeof(name), fmt, layer);
-	if (full_mat(L, name, 1, n, &m))
+	if (full_mat(L, name, rows, n, &m))
 		return -1;
-	v = tp_weights_alloc(L->w, (size_t)n * sizeof(float));
-	raw = tp_calloc(m.stride, 1);
-	r = read_at(L, m.data, raw, m.stride, name);
-	if (!r)
-		tp_row_to_f32(m.type, raw, v, (size_t)n);
+	v = tp_weights_alloc(L->w, (size_t)rows * n * sizeof(float));
+	raw = tp_calloc(m.stride, (size_t)rows);
+	r = read_at(L, m.data, raw, m.stride * (size_t)rows, name);
+	for (i = 0; !r && i < rows; i++)
+		tp_row_to_f32(m.type, raw + (size_t)i * m.stride,
+			      v + (size_t)i * n, (size_t)n);
 	free(raw);
 	*out = v;
 	return r;
+}
+
+int tp_gguf_vector(struct tp_gguf_load *L, const char *fmt, int layer, int n,
+		   const float **out)
+{
+	return tp_gguf_floats(L, fmt, layer, 1, n, out);
 }
 
 /*
@@ -358,17 +324,9 @@ static int vocab_ends(struct tp_gguf_load *L)
 			  &w->output);
 }
 
-const char *tp_gguf_key(struct tp_gguf_load *L, const char *suffix)
-{
-	snprintf(L->key, sizeof(L->key), "%s.%s", L->arch, suffix);
-	return L->key;
-}
-
 int tp_gguf_read_config(struct tp_gguf_load *L, struct tp_config *c)
 {
 	const struct gguf_tensor *emb;
-	struct gguf_str st;
-	float factor = 0;
 	int vlen;
 
 	if (tp_gguf_int(L, tp_gguf_key(L, "embedding_length"), -1, &c->dim) ||
@@ -395,29 +353,8 @@ int tp_gguf_read_config(struct tp_gguf_load *L, struct tp_config *c)
 	if (vlen != c->head_dim && !c->mla.kv_lora)
 		return tp_gguf_bad(L, "%s is %d where the key length is %d: values of another width than keys are not supported",
 				   L->key, vlen, c->head_dim);
-	/*
-	 * RoPE scaling as llama.cpp reads it: positions times 1/factor
-	 * (rope.scaling.factor, or the older rope.scale_linear), whatever
-	 * the type; the types that change more than that (YaRN, LongRoPE)
-	 * are refused. rope_freqs.weight (Llama 3.1) is read with the
-	 * tensors.
-	 */
-	if (gguf_get_str(&L->g, tp_gguf_key(L, "rope.scaling.type"),
-			 &st) == 1 &&
-	    !gguf_str_eq(st, "none") && !gguf_str_eq(st, "linear"))
-		return tp_gguf_bad(L, "RoPE scaling type '%.*s' (%s) is not supported (none and linear are)",
-				   (int)(st.len < 40 ? st.len : 40), st.p,
-				   L->key);
-	if (tp_gguf_float(L, tp_gguf_key(L, "rope.scaling.factor"), 0,
-			  &factor))
+	if (tp_gguf_read_rope_scaling(L, c))
 		return -1;
-	if (factor == 0 &&
-	    tp_gguf_float(L, tp_gguf_key(L, "rope.scale_linear"), 0, &factor))
-		return -1;
-	if (factor != 0 && !(factor > 0 && factor < 1e6))
-		return tp_gguf_bad(L, "RoPE scaling factor %g (%s) is out of range",
-				   factor, L->key);
-	c->rope_scale = factor != 0 ? 1.0f / factor : 0;
 	emb = gguf_find_tensor(&L->g, "token_embd.weight");
 	if (!emb || emb->ndims != 2 || emb->ne[1] > (1u << 24))
 		return tp_gguf_bad(L, "tensor token_embd.weight is missing or not 2-D");

@@ -67,6 +67,12 @@ int tp_gguf_read_config(struct tp_gguf_load *L, struct tp_config *c);
  * the experts used are among them, the gating is one tprun has. The
  * architecture fills in its defaults after.
  */
+/*
+ * RoPE scaling (rope.scaling.*), as llama.cpp applies it to every
+ * architecture of the llama family: linear (positions times 1/factor)
+ * or YaRN (model/rope_scaling.c); the others refused by name.
+ */
+int tp_gguf_read_rope_scaling(struct tp_gguf_load *L, struct tp_config *c);
 int tp_gguf_read_moe(struct tp_gguf_load *L, struct tp_config *c);
 /* The tensor FMT (%d: LAYER) is there, NDIMS-D, NE0 x NE1 x NE2: for the
  * tensors llama.cpp requires but never uses (GLM's NextN layer). */
@@ -106,5 +112,8 @@ int tp_gguf_vector(struct tp_gguf_load *L, const char *fmt, int layer,
 		   int n, const float **out);
 int tp_gguf_vector_rows(struct tp_gguf_load *L, const char *fmt, int layer,
 			int n, int r0, const float **out);
+/* The same, ROWS of N (a 2-D tensor, whole: gpt-oss's expert biases). */
+int tp_gguf_floats(struct tp_gguf_load *L, const char *fmt, int layer,
+		   int rows, int n, const float **out);
 
 #endif /* TPRUN_MODEL_LOAD_GGUF_H */

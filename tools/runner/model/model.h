@@ -41,6 +41,13 @@ struct tp_config {
 	/* zero for synthetic models and plain llama files: */
 	int rope_neox;	/* rotate (v[i], v[i + rot/2]) (Qwen2), not pairs */
 	float rope_scale;	/* linear RoPE scaling: 1 / factor (0: none) */
+	/* YaRN (rope.scaling.type yarn): the context the model was trained
+	 * at before scaling (0: no YaRN; rope_scale is then 1 / factor) */
+	int yarn_orig_ctx;
+	float yarn_beta_fast, yarn_beta_slow;
+	/* sliding-window attention (gpt-oss): a layer L with L % swa_period
+	 * below swa_period - 1 sees the last swa_window positions (0: none) */
+	int swa_window, swa_period;
 	/* layers in the file after these, which the forward pass skips
 	 * (GLM-4.5's multi-token prediction layer): for the export */
 	int nextn_layers;
@@ -51,6 +58,7 @@ struct tp_config {
 		int shared;	/* shared experts: one FFN shared x ffn wide */
 		int dense_layers;	/* the first layers: dense MLPs */
 		int gating;	/* enum tp_moe_gating */
+		int act;	/* enum tp_moe_act: the experts' activation */
 		int norm;	/* the chosen experts' weights sum to 1 */
 		float scale;	/* ... then times this (0 or 1: not) */
 		int groups, groups_used;	/* group-limited routing, or 0 */
@@ -66,7 +74,14 @@ struct tp_config {
 };
 
 /* How a router turns its logits into the experts' probabilities. */
-enum tp_moe_gating { TP_GATE_SOFTMAX = 1, TP_GATE_SIGMOID = 2 };
+enum tp_moe_gating {
+	TP_GATE_SOFTMAX = 1, TP_GATE_SIGMOID = 2,
+	TP_GATE_SOFTMAX_WEIGHT = 3,	/* top k by logit, softmax over them */
+};
+
+/* The experts' activation: SwiGLU, or gpt-oss's clamped one
+ * (tp_swiglu_oai). */
+enum tp_moe_act { TP_ACT_SWIGLU, TP_ACT_SWIGLU_OAI };
 
 /*
  * How N ranks share the experts (shard.c, Documentation/runner.md):
@@ -164,6 +179,9 @@ struct tp_attn_weights {
 	struct tp_mat wo;		/* dim x local q dims */
 	const float *bq, *bk, *bv;	/* biases (local rows), or NULL */
 	const float *q_norm, *k_norm;	/* per-head RMSNorm (head_dim), or NULL */
+	const float *sinks;		/* per local head: a logit every
+					   softmax adds (gpt-oss), or NULL */
+	const float *bo;		/* output bias (dim), on rank 0 only */
 };
 
 /* The SwiGLU MLP of a layer: this rank's columns (ffn.h). */
@@ -178,6 +196,10 @@ struct tp_moe_weights {
 	const float *norm;		/* dim */
 	struct tp_mat router;		/* experts x dim, whole on every rank */
 	const float *probs_bias;	/* experts: selection bias, or NULL */
+	const float *router_b;		/* experts: the router's bias, or NULL */
+	/* gpt-oss's expert biases, or NULL: gate and up (experts x ffn,
+	 * whole), down (experts x dim, on the rank that adds it) */
+	const float *gate_b, *up_b, *down_b;
 	/* experts e0..e1 of the shard, each its columns x0..x1: */
 	struct tp_mat *gate, *up;	/* rows: local columns, x dim */
 	struct tp_mat *down;		/* dim x local columns */

@@ -139,7 +139,7 @@ void tp_moe_route(const struct tp_moe_config *c, float *p, const float *bias,
 	if (c->gating == TP_GATE_SIGMOID)
 		for (i = 0; i < E; i++)
 			p[i] = 1.0f / (1.0f + expf(-p[i]));
-	else
+	else if (c->gating != TP_GATE_SOFTMAX_WEIGHT)
 		tp_softmax(p, E);
 	/* the bias chooses, the probabilities weigh */
 	for (i = 0; i < E; i++)
@@ -156,6 +156,8 @@ void tp_moe_route(const struct tp_moe_config *c, float *p, const float *bias,
 		wt[j] = p[i];
 		sum += wt[j];
 	}
+	if (c->gating == TP_GATE_SOFTMAX_WEIGHT)
+		tp_softmax(wt, k);
 	if (c->norm) {
 		/* llama.cpp clamps the sum to F16's smallest normal */
 		float s = (float)sum < 6.103515625e-5f ? 6.103515625e-5f :
@@ -208,11 +210,42 @@ static int gather(struct tp_model *m, int n)
 	return B->start[ne];
 }
 
-/* The activation between an expert's products: SwiGLU. (gpt-oss's
- * clamped SwiGLU and its expert biases would go here.) */
-static void experts_act(float *g, const float *u, long n)
+/* ROWS rows of WIDTH += BIAS (NULL: none). */
+static void add_rows(float *y, const float *bias, int rows, int width)
 {
-	tp_swiglu(g, u, (int)n);
+	int r, i;
+
+	if (!bias)
+		return;
+	for (r = 0; r < rows; r++, y += width)
+		for (i = 0; i < width; i++)
+			y[i] += bias[i];
+}
+
+/*
+ * The activation between the experts' products: SwiGLU, or gpt-oss's
+ * clamped one after the biases of gate and up (this rank's columns of
+ * each expert).
+ */
+static void experts_act(struct tp_model *m, const struct tp_moe_weights *f,
+			int rows)
+{
+	struct tp_moe_buf *B = m->moe;
+	const struct tp_shard *sh = &m->w->sh;
+	int xw = sh->x1 - sh->x0, F = m->cfg.moe.ffn, e;
+
+	for (e = 0; f->gate_b && e < sh->e1 - sh->e0; e++) {
+		size_t at = (size_t)B->start[e] * xw;
+		size_t col = (size_t)(sh->e0 + e) * F + sh->x0;
+		int cnt = B->start[e + 1] - B->start[e];
+
+		add_rows(B->g + at, f->gate_b + col, cnt, xw);
+		add_rows(B->u + at, f->up_b + col, cnt, xw);
+	}
+	if (m->cfg.moe.act == TP_ACT_SWIGLU_OAI)
+		tp_swiglu_oai(B->g, B->u, rows * xw);
+	else
+		tp_swiglu(B->g, B->u, rows * xw);
 }
 
 /* This rank's experts (and shared experts) on the gathered rows. */
@@ -242,7 +275,7 @@ static void experts(struct tp_model *m, const struct tp_moe_weights *f,
 						n };
 	}
 	tp_matmul_many(B->jobs, nj);
-	experts_act(B->g, B->u, (long)rows * xw);
+	experts_act(m, f, rows);
 	if (f->shared.wgate.data)
 		tp_swiglu(B->sg, B->su, n * sw);
 	nj = 0;
@@ -258,6 +291,10 @@ static void experts(struct tp_model *m, const struct tp_moe_weights *f,
 		B->jobs[nj++] = (struct tp_mm){ B->sy, B->sg, &f->shared.wdown,
 						n };
 	tp_matmul_many(B->jobs, nj);
+	for (e = 0; f->down_b && e < sh->e1 - sh->e0; e++)
+		add_rows(B->y + (size_t)B->start[e] * dim,
+			 f->down_b + (size_t)(sh->e0 + e) * dim,
+			 B->start[e + 1] - B->start[e], dim);
 }
 
 int tp_moe_ffn(struct tp_model *m, const struct tp_moe_weights *f, int n,
@@ -272,6 +309,7 @@ int tp_moe_ffn(struct tp_model *m, const struct tp_moe_weights *f, int n,
 		tp_rmsnorm(m->xb + (size_t)t * dim, m->x + (size_t)t * dim,
 			   f->norm, dim, c->eps);
 	tp_matmul_portable(B->logits, m->xb, &f->router, n);
+	add_rows(B->logits, f->router_b, n, c->moe.experts);
 	for (t = 0; t < n; t++)
 		tp_moe_route(&c->moe, B->logits + (size_t)t * c->moe.experts,
 			     f->probs_bias, B->sel + t * k, B->wt + t * k);

@@ -20,9 +20,10 @@
  * expert by expert, so each expert's matrices are read once for all the
  * tokens that chose it; decoding reads only the chosen experts.
  *
- * What the next architectures need is meant to go here: another gating
- * (the softmax over the chosen weights, gpt-oss), the expert biases and
- * clamped SwiGLU of gpt-oss next to tp_swiglu in experts_act().
+ * gpt-oss's variant: the router's bias on its logits, the top k by
+ * logit weighted by a softmax over those k (TP_GATE_SOFTMAX_WEIGHT), the
+ * experts' gate and up biases before its clamped SwiGLU (c->moe.act)
+ * and the down biases after (f->gate_b, up_b, down_b: experts_act()).
  */
 #ifndef TPRUN_MODEL_MOE_H
 #define TPRUN_MODEL_MOE_H

@@ -30,8 +30,9 @@ static const char *moe_check(const struct tp_config *c)
 		return "the shared experts must be 0..64";
 	if (e->dense_layers < 0 || e->dense_layers > c->layers)
 		return "the leading dense layers must be 0..the layer count";
-	if (e->gating != TP_GATE_SOFTMAX && e->gating != TP_GATE_SIGMOID)
-		return "the gating function must be softmax or sigmoid";
+	if (e->gating != TP_GATE_SOFTMAX && e->gating != TP_GATE_SIGMOID &&
+	    e->gating != TP_GATE_SOFTMAX_WEIGHT)
+		return "the gating function must be softmax, sigmoid or softmax over the chosen";
 	if (!(e->scale >= 0 && e->scale < 1e6))
 		return "the expert weights' scale is out of range";
 	if (e->groups > 1 &&

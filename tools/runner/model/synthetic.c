@@ -43,7 +43,16 @@ float tp_synth_value(const struct tp_config *c, uint64_t seed, int tensor,
 	case TP_T_Q_BIAS:
 	case TP_T_K_BIAS:
 	case TP_T_V_BIAS:
+	case TP_T_O_BIAS:
+	case TP_T_DOWN_EXPS_BIAS:
 		return 0.2f * u;
+	case TP_T_SINKS:	/* some heads lean on their sink */
+		return 2.0f * u;
+	case TP_T_ROUTER_BIAS:
+		return 0.5f * u;
+	case TP_T_GATE_EXPS_BIAS:	/* past the clamp at 7 now and then */
+	case TP_T_UP_EXPS_BIAS:
+		return 5.0f * u;
 	case TP_T_PROBS_BIAS:	/* shifts sigmoid scores near 0.5 */
 		return 0.05f * u;
 	default:
@@ -113,14 +122,22 @@ void tp_synth_mat_as(struct tp_synth *s, enum tp_type want, int t, int layer,
 	tp_mat_shard(s->w, &part, 0, r1 - r0, c0 - cb0, c1 - cb0, out);
 }
 
+const float *tp_synth_rows(struct tp_synth *s, int t, int layer, int rows,
+			  int n)
+{
+	float *v = tp_weights_alloc(s->w, (size_t)rows * n * sizeof(float));
+	int i, j;
+
+	for (i = 0; i < rows; i++)
+		for (j = 0; j < n; j++)
+			v[(size_t)i * n + j] = tp_synth_value(s->c, s->seed, t,
+							      layer, i, j);
+	return v;
+}
+
 const float *tp_synth_vec(struct tp_synth *s, int t, int layer, int n)
 {
-	float *v = tp_weights_alloc(s->w, (size_t)n * sizeof(float));
-	int j;
-
-	for (j = 0; j < n; j++)
-		v[j] = tp_synth_value(s->c, s->seed, t, layer, 0, j);
-	return v;
+	return tp_synth_rows(s, t, layer, 1, n);
 }
 
 void tp_synth_cost(const struct tp_config *c, enum tp_type type,

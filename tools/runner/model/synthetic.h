@@ -30,6 +30,10 @@ enum tp_tensor_id {
 	 * r is row h x rows + r) */
 	TP_T_Q_A, TP_T_Q_A_NORM, TP_T_Q_B, TP_T_KV_A, TP_T_KV_A_NORM,
 	TP_T_K_B, TP_T_V_B,
+	/* gpt-oss: attention output bias and sinks, the router's bias, the
+	 * experts' (gate and up: expert e's is row e) */
+	TP_T_O_BIAS, TP_T_SINKS, TP_T_ROUTER_BIAS, TP_T_GATE_EXPS_BIAS,
+	TP_T_UP_EXPS_BIAS, TP_T_DOWN_EXPS_BIAS,
 };
 
 /* The value of element (row, col) of a synthetic tensor (full shape). */
@@ -55,6 +59,9 @@ struct tp_synth {
 void tp_synth_mat(struct tp_synth *s, int t, int layer, int r0, int r1,
 		  int c0, int c1, struct tp_mat *out);
 const float *tp_synth_vec(struct tp_synth *s, int t, int layer, int n);
+/* ROWS x N of tensor T as F32, whole (gpt-oss's expert biases). */
+const float *tp_synth_rows(struct tp_synth *s, int t, int layer, int rows,
+			  int n);
 /* The same stored as WANT, rows as they are (not interleaved: a router,
  * which the portable kernels read). */
 void tp_synth_mat_as(struct tp_synth *s, enum tp_type want, int t, int layer,

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "base/util.h"
 #include "text/chat_template.h"
@@ -12,11 +13,12 @@ static const char *const names[] = {
 	[TP_CHAT_LLAMA2] = "llama2", [TP_CHAT_LLAMA3] = "llama3",
 	[TP_CHAT_CHATML] = "chatml", [TP_CHAT_ZEPHYR] = "zephyr",
 	[TP_CHAT_QWEN3] = "qwen3", [TP_CHAT_GLM45] = "glm4.5",
+	[TP_CHAT_HARMONY] = "harmony",
 };
 
 const char *tp_chat_name(int style)
 {
-	if (style < TP_CHAT_LLAMA2 || style > TP_CHAT_GLM45)
+	if (style < TP_CHAT_LLAMA2 || style > TP_CHAT_HARMONY)
 		return NULL;
 	return names[style];
 }
@@ -25,7 +27,7 @@ int tp_chat_by_name(const char *name)
 {
 	int i;
 
-	for (i = TP_CHAT_LLAMA2; i <= TP_CHAT_GLM45; i++)
+	for (i = TP_CHAT_LLAMA2; i <= TP_CHAT_HARMONY; i++)
 		if (!strcmp(name, names[i]))
 			return i;
 	return -1;
@@ -38,7 +40,10 @@ int tp_chat_detect(const char *tmpl, char *err, size_t errlen)
 		return -1;
 	}
 	/* the order matters: ChatML templates may mention [INST] too, and
-	 * Qwen3's is ChatML that thinks */
+	 * Qwen3's is ChatML that thinks; gpt-oss's names <|start|> and
+	 * <|end|> as zephyr's might */
+	if (strstr(tmpl, "<|channel|>"))
+		return TP_CHAT_HARMONY;
 	if (strstr(tmpl, "<|im_start|>") && strstr(tmpl, "<think>"))
 		return TP_CHAT_QWEN3;
 	if (strstr(tmpl, "<|im_start|>"))
@@ -54,7 +59,7 @@ int tp_chat_detect(const char *tmpl, char *err, size_t errlen)
 	    !strstr(tmpl, "<|end|>"))
 		return TP_CHAT_ZEPHYR;
 	snprintf(err, errlen,
-		 "the model's chat template is not one tprun knows (llama2 [INST], llama3 <|start_header_id|>, chatml <|im_start|>, zephyr <|user|>, qwen3, glm4.5 [gMASK]<sop>); it starts: %.60s",
+		 "the model's chat template is not one tprun knows (llama2 [INST], llama3 <|start_header_id|>, chatml <|im_start|>, zephyr <|user|>, qwen3, glm4.5 [gMASK]<sop>, harmony <|channel|>); it starts: %.60s",
 		 tmpl);
 	return -1;
 }
@@ -279,6 +284,42 @@ char *tp_chat_render(int style, const struct tp_chat_msg *m, int n,
 	return tp_chat_render_flags(style, m, n, eos, 0, err, errlen);
 }
 
+/*
+ * gpt-oss's harmony format, as its template renders a conversation
+ * without tools at its default reasoning effort: the system header with
+ * today's date (UTC, the template's strftime_now), a system message as
+ * the developer's instructions, earlier answers in the final channel.
+ */
+static void harmony(struct sb *b, const struct tp_chat_msg *m, int n)
+{
+	char date[16] = "1970-01-01";
+	time_t now = time(NULL);
+	struct tm tm;
+	int i;
+
+	if (gmtime_r(&now, &tm))
+		strftime(date, sizeof(date), "%Y-%m-%d", &tm);
+	put(b, "<|start|>system<|message|>You are ChatGPT, a large language model trained by OpenAI.\nKnowledge cutoff: 2024-06\nCurrent date: ");
+	put(b, date);
+	put(b, "\n\nReasoning: medium\n\n# Valid channels: analysis, commentary, final. Channel must be included for every message.<|end|>");
+	if (!strcmp(m[0].role, "system")) {
+		put(b, "<|start|>developer<|message|># Instructions\n\n");
+		put(b, m[0].content);
+		put(b, "\n\n<|end|>");
+	}
+	for (i = 0; i < n; i++) {
+		if (!strcmp(m[i].role, "system"))
+			continue;
+		put(b, "<|start|>");
+		put(b, m[i].role);
+		put(b, strcmp(m[i].role, "assistant") ? "<|message|>" :
+			"<|channel|>final<|message|>");
+		put(b, m[i].content);
+		put(b, "<|end|>");
+	}
+	put(b, "<|start|>assistant");
+}
+
 char *tp_chat_render_flags(int style, const struct tp_chat_msg *m, int n,
 			   const char *eos, int flags, char *err,
 			   size_t errlen)
@@ -339,6 +380,9 @@ char *tp_chat_render_flags(int style, const struct tp_chat_msg *m, int n,
 		break;
 	case TP_CHAT_GLM45:
 		glm45(&b, m, n, flags);
+		break;
+	case TP_CHAT_HARMONY:
+		harmony(&b, m, n);
 		break;
 	default:
 		free(b.s);

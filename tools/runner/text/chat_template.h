@@ -5,7 +5,7 @@
  * recognises the known families by their markers, as llama.cpp does
  * (llama2 "[INST]", llama3 "<|start_header_id|>", chatml "<|im_start|>",
  * zephyr "<|user|>"; Qwen3's chatml with "<think>", GLM-4.5's "[gMASK]<sop>"
- * with "<think>") and renders a conversation in that family's format, as
+ * with "<think>"; gpt-oss's harmony "<|channel|>") and renders a conversation in that family's format, as
  * the template's Jinja renders it (for Qwen3 and GLM-4.5: the earlier
  * answers' thinking left out, and the "no thinking" variants of the
  * templates' enable_thinking).
@@ -19,7 +19,7 @@
 
 enum tp_chat_style {
 	TP_CHAT_LLAMA2 = 1, TP_CHAT_LLAMA3, TP_CHAT_CHATML, TP_CHAT_ZEPHYR,
-	TP_CHAT_QWEN3, TP_CHAT_GLM45,
+	TP_CHAT_QWEN3, TP_CHAT_GLM45, TP_CHAT_HARMONY,
 };
 
 /* Rendering flags: the template's enable_thinking = false. */

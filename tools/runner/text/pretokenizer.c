@@ -8,6 +8,11 @@
  *  llama3: (?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|
  *          \p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+
  *  qwen2:  as llama3, with \p{N} (one digit) for \p{N}{1,3}
+ *  gpt-4o (o200k: gpt-oss), as llama.cpp rewrites it for its engine:
+ *          [^\r\n\p{L}\p{N}]?U*L+C?|[^\r\n\p{L}\p{N}]?U+L*C?|\p{N}{1,3}|
+ *          ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+
+ *          with U a letter but a-z, L a letter but A-Z (a letter beyond
+ *          ASCII is both), C a contraction of either case
  *
  * \p{L}, \p{N} and \s are exact for ASCII and Latin-1; above, they are
  * approximated by ranges (punctuation, symbol, mark and emoji blocks are
@@ -152,9 +157,34 @@ static int match_gpt2(const uint32_t *c, int i, int n)
 	return spaces(c, i, n);
 }
 
+/*
+ * The tail Llama 3's and o200k's regexes share, at I:
+ * ?[^\s\p{L}\p{N}]+[\r\n]* (o200k, SLASH: [\r\n/]*)|\s*[\r\n]+|
+ * \s+(?!\S)|\s+
+ */
+static int punct_or_spaces(const uint32_t *c, int i, int n, int slash)
+{
+	int j = i + (c[i] == ' ' && i + 1 < n), k, last;
+
+	for (k = j; k < n && other(c[k]); k++)
+		;
+	if (k > j) {
+		while (k < n && (is_nl(c[k]) || (slash && c[k] == '/')))
+			k++;
+		return k - i;
+	}
+	/* \s*[\r\n]+: up to the last newline of the space run */
+	for (k = i, last = -1; k < n && is_space(c[k]); k++)
+		if (is_nl(c[k]))
+			last = k;
+	if (last >= 0)
+		return last + 1 - i;
+	return spaces(c, i, n);
+}
+
 static int match_llama3(const uint32_t *c, int i, int n, int maxdig)
 {
-	int j, k = contraction(c, i, n, 1), last;
+	int j, k = contraction(c, i, n, 1);
 
 	if (k)
 		return k;
@@ -168,21 +198,50 @@ static int match_llama3(const uint32_t *c, int i, int n, int maxdig)
 		;
 	if (k > i)
 		return k - i;
-	j = i + (c[i] == ' ' && i + 1 < n);
-	for (k = j; k < n && other(c[k]); k++)
+	return punct_or_spaces(c, i, n, 0);
+}
+
+static int upper_ok(uint32_t c)	/* U above */
+{
+	return is_letter(c) && !(c >= 'a' && c <= 'z');
+}
+
+static int lower_ok(uint32_t c)	/* L above */
+{
+	return is_letter(c) && !(c >= 'A' && c <= 'Z');
+}
+
+/* U*L+ or else U+L* at J, as a backtracking engine finds it: its end, or
+ * J when neither matches. */
+static int cased_word(const uint32_t *c, int j, int n)
+{
+	int a = j, k, e;
+
+	while (a < n && upper_ok(c[a]))
+		a++;
+	for (k = a; k >= j; k--)	/* U* gives back until L+ can start */
+		if (k < n && lower_ok(c[k])) {
+			for (e = k; e < n && lower_ok(c[e]); e++)
+				;
+			return e;
+		}
+	return a;	/* U+ (L* is empty: no L follows) */
+}
+
+static int match_gpt4o(const uint32_t *c, int i, int n)
+{
+	int j, k;
+
+	j = i + (!is_nl(c[i]) && !is_letter(c[i]) && !is_number(c[i]) &&
+		 i + 1 < n && is_letter(c[i + 1]));
+	k = cased_word(c, j, n);
+	if (k > j)
+		return k + contraction(c, k, n, 1) - i;
+	for (k = i; k < n && k - i < 3 && is_number(c[k]); k++)
 		;
-	if (k > j) {
-		while (k < n && is_nl(c[k]))
-			k++;
+	if (k > i)
 		return k - i;
-	}
-	/* \s*[\r\n]+: up to the last newline of the space run */
-	for (k = i, last = -1; k < n && is_space(c[k]); k++)
-		if (is_nl(c[k]))
-			last = k;
-	if (last >= 0)
-		return last + 1 - i;
-	return spaces(c, i, n);
+	return punct_or_spaces(c, i, n, 1);
 }
 
 int tp_pretok(enum tp_tok_pre pre, const uint32_t *cps, int n, int *end)
@@ -192,6 +251,8 @@ int tp_pretok(enum tp_tok_pre pre, const uint32_t *cps, int n, int *end)
 	while (i < n) {
 		if (pre == TP_PRE_GPT2)
 			m = match_gpt2(cps, i, n);
+		else if (pre == TP_PRE_GPT4O)
+			m = match_gpt4o(cps, i, n);
 		else
 			m = match_llama3(cps, i, n, pre == TP_PRE_LLAMA3 ? 3 : 1);
 		if (m < 1)

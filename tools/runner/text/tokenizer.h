@@ -21,7 +21,7 @@
 struct gguf;
 
 enum tp_tok_kind { TP_TOK_SPM = 1, TP_TOK_BPE };
-enum tp_tok_pre { TP_PRE_GPT2, TP_PRE_LLAMA3, TP_PRE_QWEN2 };
+enum tp_tok_pre { TP_PRE_GPT2, TP_PRE_LLAMA3, TP_PRE_QWEN2, TP_PRE_GPT4O };
 /* GGUF token types */
 enum {
 	TP_TT_NORMAL = 1, TP_TT_UNKNOWN, TP_TT_CONTROL, TP_TT_USER,

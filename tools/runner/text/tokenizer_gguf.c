@@ -233,8 +233,13 @@ static int load_pre(struct tp_tok *t, const struct gguf *g, char *err,
 		t->pre = TP_PRE_LLAMA3;
 		return 0;
 	}
+	/* o200k (gpt-oss, Llama 4): words split at case changes */
+	if (gguf_str_eq(s, "gpt-4o") || gguf_str_eq(s, "llama4")) {
+		t->pre = TP_PRE_GPT4O;
+		return 0;
+	}
 	return bad(err, errlen,
-		   "tokenizer.ggml.pre '%.*s' is not supported (gpt-2, llama-bpe, qwen2, glm4)",
+		   "tokenizer.ggml.pre '%.*s' is not supported (gpt-2, llama-bpe, qwen2, glm4, gpt-4o)",
 		   (int)(s.len > 64 ? 64 : s.len), s.p);
 }
 
@@ -278,12 +283,41 @@ static void find_bytes(struct tp_tok *t)
 	}
 }
 
-/* llama.cpp's end-of-generation set: EOS, EOT, EOM, and these by text */
+static int id_of(const struct tp_tok *t, const char *s)
+{
+	return tp_map_get(t->ids, s, strlen(s));
+}
+
+/*
+ * gpt-oss's vocabulary (<|return|> and <|call|> next to <|end|>), as
+ * llama.cpp takes it: the harmony markers are printed (user-defined, so
+ * an answer shows its channels), and <|end|>, which closes the analysis
+ * channel, is printed too and ends nothing (find_eog()); <|return|> does.
+ */
+static void harmony_types(struct tp_tok *t)
+{
+	static const char *const shown[] = {
+		"<|channel|>", "<|message|>", "<|start|>", "<|constrain|>",
+	};
+	size_t i;
+	int id;
+
+	for (i = 0; i < sizeof(shown) / sizeof(shown[0]); i++)
+		if ((id = id_of(t, shown[i])) >= 0)
+			t->type[id] = TP_TT_USER;
+	if (id_of(t, "<|return|>") >= 0 && id_of(t, "<|call|>") >= 0 &&
+	    (id = id_of(t, "<|end|>")) >= 0)
+		t->type[id] = TP_TT_USER;
+}
+
+/* llama.cpp's end-of-generation set: EOS, EOT, EOM, and these by text
+ * (<|end|> not in a harmony vocabulary: harmony_types()) */
 static void find_eog(struct tp_tok *t, int eom)
 {
 	static const char *const names[] = {
 		"<|eot_id|>", "<|im_end|>", "<|end|>", "<end_of_turn>",
 		"<|endoftext|>", "<|eom_id|>", "<EOT>", "_<EOT>",
+		"<|return|>", "<|call|>",
 	};
 	size_t i;
 	int id;
@@ -296,10 +330,13 @@ static void find_eog(struct tp_tok *t, int eom)
 	if (eom >= 0)
 		t->eog[eom] = 1;
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		id = tp_map_get(t->ids, names[i], strlen(names[i]));
+		id = id_of(t, names[i]);
 		if (id >= 0)
 			t->eog[id] = 1;
 	}
+	if (id_of(t, "<|return|>") >= 0 && id_of(t, "<|call|>") >= 0 &&
+	    (id = id_of(t, "<|end|>")) >= 0 && id != t->eos && id != t->eot)
+		t->eog[id] = 0;
 }
 
 int tp_tok_load(struct tp_tok *t, const struct gguf *g, int vocab, char *err,
@@ -402,6 +439,9 @@ int tp_tok_load(struct tp_tok *t, const struct gguf *g, int vocab, char *err,
 			t->type[i] = y;
 		}
 		map_put(t->ids, t->piece[i], t->len[i], i);
+	}
+	harmony_types(t);
+	for (i = 0; i < n; i++) {
 		if (t->type[i] == TP_TT_USER && t->len[i])
 			t->user[t->nuser++] = i;
 		if ((t->type[i] == TP_TT_USER || t->type[i] == TP_TT_CONTROL) &&

@@ -20,6 +20,7 @@ static const struct tp_arch *const archs[] = {
 	&tp_arch_qwen3moe,
 	&tp_arch_glm4moe,
 	&tp_arch_deepseek2,
+	&tp_arch_gpt_oss,
 };
 
 #define NARCHS ((int)(sizeof(archs) / sizeof(archs[0])))
@@ -53,7 +54,7 @@ static const struct tp_arch *synth_arch(const char *name,
 
 	if (!a || !a->synth_layer) {
 		snprintf(err, errlen, "architecture '%s' has no synthetic models (%s)",
-			 name, "llama, qwen3, qwen3moe, glm4moe and deepseek2 have");
+			 name, "llama, qwen3, qwen3moe, glm4moe, deepseek2 and gpt-oss have");
 		return NULL;
 	}
 	if (a->moe != (c->moe.experts > 0)) {
@@ -80,6 +81,17 @@ int tp_weights_synth(struct tp_weights *w, const char *arch,
 
 	return a ? tp_synth_weights(w, a, &cc, seed, type, rank, nranks, err,
 				    errlen) : -1;
+}
+
+int tp_synth_check_arch(const char *arch, const struct tp_config *c,
+			enum tp_type type, int nranks, char *err,
+			size_t errlen)
+{
+	struct tp_config cc = *c;
+	struct tp_shard sh;
+
+	return synth_arch(arch, &cc, err, errlen) ?
+	       tp_synth_check(&cc, type, 0, nranks, &sh, err, errlen) : -1;
 }
 
 int tp_export_gguf(const char *path, const char *arch,

@@ -20,6 +20,7 @@ extern const struct tp_arch tp_arch_qwen3;
 extern const struct tp_arch tp_arch_qwen3moe;
 extern const struct tp_arch tp_arch_glm4moe;
 extern const struct tp_arch tp_arch_deepseek2;
+extern const struct tp_arch tp_arch_gpt_oss;
 
 /* The architecture NAME (NULL: llama), or NULL when there is none. */
 const struct tp_arch *tp_arch_find(const char *name);
@@ -40,6 +41,14 @@ int tp_weights_synth(struct tp_weights *w, const char *arch,
 		     const struct tp_config *c, uint64_t seed,
 		     enum tp_type type, int rank, int nranks, char *err,
 		     size_t errlen);
+/*
+ * Whether NRANKS ranks can run the synthetic model of ARCH and shape C
+ * in TYPE (tp_synth_check on the architecture's numerics): 0, or -1 and
+ * ERR.
+ */
+int tp_synth_check_arch(const char *arch, const struct tp_config *c,
+			enum tp_type type, int nranks, char *err,
+			size_t errlen);
 /*
  * Write the synthetic model (ARCH, C, SEED) to PATH as GGUF, weights in
  * TYPE. TIED: leave output.weight out (the head reuses token_embd.weight).
