@@ -89,7 +89,11 @@ tbr_rmmod() {
 # Builtins only: the helpers below poll, and each exec costs tens of
 # milliseconds in the TCG guest.
 pid_exited() {
-	local key state
+	# Set, not just declared: a process that exits between the open and
+	# the read of its status file fails the read (ESRCH), which assigns
+	# nothing, and an unset variable under set -u ends the whole test --
+	# silently inside wait_for's eval (240 and 263 on 6.12, 2026-11-28).
+	local key="" state=""
 	kill -0 "$1" 2>/dev/null || return 0
 	while read -r key state _; do
 		[[ $key == State: ]] && break
