@@ -117,7 +117,7 @@ cat "$TBRDMA_OUT/tbrdma-cm.results" >>"$TBRDMA_OUT/tbrdma.results"
 if [[ ${TBR_RDMA_CORE_RXE:-} == all ]]; then
 	rxe_tests=("${modules[@]}")
 else
-	mapfile -t rxe_tests < <(awk -F'\t' '$2 != "ok" && $1 !~ /test_rdmacm/ { print $1 }' \
+	mapfile -t rxe_tests < <(awk -F'\t' '$2 != "ok" && $1 !~ /\.test_rdmacm\./ { print $1 }' \
 		"$TBRDMA_OUT/tbrdma.results" | sort -u)
 fi
 : >"$TBRDMA_OUT/rxe.results"
