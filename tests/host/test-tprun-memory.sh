@@ -6,12 +6,15 @@
 # mixture of experts (qwen3moe, 64 experts of 256 columns: split by
 # width over 2 and 4 ranks, whole experts over 3); and two ranks, each in a memory cgroup limited to
 # 60 % of the one-rank peak (v1 or v2; skipped when not root), finish
-# without an OOM kill and decode at >= 80 % of their unlimited speed
-# (3 alternating runs each; the host is shared and a run's wall-clock
-# speed swings by half, so the best limited run is held against the
-# median unlimited one: what it catches is a limit that makes the ranks
-# thrash, several times slower. The figure itself is measured under the
-# CPU lock: tests/host/bench-tprun-memory.sh, benchmarks.md).
+# without an OOM kill, with the tokens of --local 2, and decode at >= 40 %
+# of their unlimited speed (3 alternating runs each; the best limited run
+# against the median unlimited one).  What it catches is a limit that
+# makes the ranks thrash, several times slower; the figure itself (80 %
+# and more) is a benchmark, measured under the CPU lock:
+# tests/host/bench-tprun-memory.sh, benchmarks.md.  The bar was 80 % here
+# until a make check beside a guest compiling DKMS saw 56 % (2026-11-28):
+# the limited ranks re-read their weights from a page cache the guest
+# competes for, so their wall-clock speed falls with the host's load.
 # Each rank is its own process (--rendezvous) reading its own copy of
 # the file, as ranks on separate hosts would.  Prints TAP.
 set -uo pipefail
@@ -112,10 +115,10 @@ median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int(
 bf=$(median "${free_tps[@]}") bc=$(best "${cg_tps[@]}")
 what="2 ranks, each in a cgroup v$memcg_version limited to 60 % of one rank's peak ($((limit >> 10)) KiB)"
 if [[ -z $failed && $kills == 0 ]] &&
-   python3 -c 'import sys; sys.exit(not float(sys.argv[2]) >= 0.8 * float(sys.argv[1]))' "$bf" "$bc"; then
+   python3 -c 'import sys; sys.exit(not float(sys.argv[2]) >= 0.4 * float(sys.argv[1]))' "$bf" "$bc"; then
 	ok "$what: no OOM kill, decode $bc tokens/s (best of 3) against $bf unlimited (median)"
 else
-	not_ok "$what: no OOM kill, decode >= 80 % of unlimited" "errors:$failed" "OOM kills: $kills" \
+	not_ok "$what: no OOM kill, decode >= 40 % of unlimited" "errors:$failed" "OOM kills: $kills" \
 		"limited: ${cg_tps[*]}" "unlimited: ${free_tps[*]}"
 fi
 echo "# group peaks (page cache included): $(($(memcg_peak "tprun-test-$$-0") >> 10)) KiB, $(($(memcg_peak "tprun-test-$$-1") >> 10)) KiB"
