@@ -1,5 +1,5 @@
 #!/bin/bash
-# install-deps.sh [--demo | --deb] [--dist DIST]... — everything tbrdma
+# install-deps.sh [--minimal | --demo | --deb] [--dist DIST]... — everything tbrdma
 # needs to build and test, from Debian 12's own archive (and, for the
 # tests, two npm packages):
 #
@@ -14,6 +14,9 @@
 #
 # No service is started or enabled on the host: the NFS server, iSCSI and
 # NVMe-oF are for the test guest only, so their units are left disabled.
+# --minimal: only what building and using tbrdma on this machine needs
+# (an administrator's machine, admin-guide.md): the compiler, rdma-core and
+# its tools, the tools' libraries; no test kernels, guest or test clients.
 # --demo: only what `make demo` needs (the 6.1 kernel, no npm packages).
 # --deb: only what `make deb` needs (the packaging tools and the build
 # dependencies of tools/debian/control).
@@ -25,11 +28,12 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-usage() { echo "usage: install-deps.sh [--demo | --deb] [--dist DIST]..." >&2; exit 2; }
+usage() { echo "usage: install-deps.sh [--minimal | --demo | --deb] [--dist DIST]..." >&2; exit 2; }
 mode=all
 dists=()
 while [[ $# -gt 0 ]]; do
 	case $1 in
+	--minimal) mode=minimal; shift ;;
 	--demo) mode=demo; shift ;;
 	--deb) mode=deb; shift ;;
 	--dist) [[ -n ${2:-} ]] || usage; dists+=("$2"); shift 2 ;;
@@ -60,6 +64,17 @@ packages=(
 	# the test guest
 	qemu-system-x86 busybox-static iproute2
 )
+if [[ $mode == minimal ]]; then
+	# The module builds against the running kernel's headers package
+	# (linux-headers-$(uname -r), which brings kbuild's own needs).
+	packages=(
+		gcc make pkg-config libc6-dev kmod iproute2
+		rdma-core libibverbs-dev ibverbs-utils ibverbs-providers
+		librdmacm-dev rdmacm-utils perftest
+		libnl-3-dev libnl-route-3-dev libmnl-dev
+		libmicrohttpd-dev libjson-c-dev
+	)
+fi
 if [[ $mode == deb ]]; then
 	# Another release's packages are built inside its root, which has
 	# all of these; the host only copies the tree there.
@@ -149,7 +164,7 @@ else
 fi
 
 # The target kernels, unpacked into the kernel cache (not the host's /boot).
-if [[ $mode == deb ]]; then
+if [[ $mode == deb || $mode == minimal ]]; then
 	:
 elif [[ $mode == demo ]]; then
 	# Another release's demo boots that release's kernel, from its root.
