@@ -293,7 +293,15 @@ struct tp_model {
 	struct tp_config cfg;
 	int nq, nkv, nf;	/* local query heads, K/V heads, MLP columns */
 	int ctx, max_batch;
-	float *kcache, *vcache;	/* layers x ctx x nkv x head_dim */
+	/*
+	 * Layer L's K (and V) rows of nkv x head_dim floats: kv_slots[L] of
+	 * them from row kv_row[L] of kcache/vcache, position P in row
+	 * P % kv_slots[L]. ctx slots, or in a sliding-window layer a ring
+	 * of the window plus a batch (tp_attn_cache_slots).
+	 */
+	float *kcache, *vcache;
+	int *kv_slots;
+	size_t *kv_row;
 	float *x, *xb, *q, *k, *v, *att, *part, *g, *u, *scores, *rope;
 	float *logits;		/* vocab, of the last token of a forward */
 	struct tp_moe_buf *moe;	/* MoE layers' working memory (moe.c) */
@@ -303,6 +311,10 @@ struct tp_model {
 /* The working memory for CTX positions, batches of MAX_BATCH (forward.c). */
 int tp_model_init(struct tp_model *m, const struct tp_weights *w, int ctx,
 		  int max_batch);
+/* The same, with SWA_FULL set: every layer keeps all CTX positions (the
+ * reference a window layer's ring is tested against). */
+int tp_model_init_kv(struct tp_model *m, const struct tp_weights *w, int ctx,
+		     int max_batch, int swa_full);
 void tp_model_free(struct tp_model *m);
 /*
  * Run N tokens (N <= max_batch) at positions POS..POS+N-1; afterwards
