@@ -450,6 +450,29 @@ elif "$top/tools/tprun" --export-gguf "$tmp/base.gguf" --synthetic --seed 5 \
 	# of either case, a slash after punctuation
 	check_model "gpt2/gpt-4o cases" "$tmp/gpt-4o.gguf" \
 		"HelloWorld HTTPServer I'M it's ÜberCase ünïCODE a/b;/\n\n 12345 x"
+	# o200k's cuts of numbers, contractions, CJK, emoji, white-space
+	# runs and code (o200k-strings.txt): in chunk-tokenizer.py's
+	# vocabulary each chunk is one token, so equal prompt tokens are
+	# equal cuts (one rank: the tokenizer is the same on every rank)
+	if "$top/tools/tprun" --export-gguf "$tmp/base8k.gguf" --synthetic \
+		--seed 5 --dim 64 --layers 1 --heads 4 --kv-heads 2 --ffn 64 \
+		--vocab 8192 --wtype f32 >"$tmp/export.log" 2>&1 &&
+		python3 "$here/chunk-tokenizer.py" "$tmp/base8k.gguf" \
+			"$tmp/o200k.gguf" gpt-4o "$here/o200k-strings.txt" \
+			>>"$tmp/export.log" 2>&1; then
+		i=0
+		while IFS= read -r -d '' line; do
+			i=$((i + 1))
+			check_model "gpt2/gpt-4o cuts $i" "$tmp/o200k.gguf" \
+				"$line" "" 1
+		done < <(python3 -c 'import sys
+for l in open(sys.argv[1]):
+    if l.strip() and not l.startswith("#"):
+        sys.stdout.write(l.rstrip("\n").encode("ascii").decode("unicode_escape") + "\0")' \
+			"$here/o200k-strings.txt")
+	else
+		not_ok "gpt2/gpt-4o cuts: export" "$(cat "$tmp/export.log")"
+	fi
 
 else
 	not_ok "gpt2: export" "$(cat "$tmp/export.log")"
