@@ -431,6 +431,24 @@ for arch in $archs; do
 			"$tol" "$arch_ranks"
 	done
 done
+# deepseek2 with YaRN as DeepSeek V3/R1 are published (factor 40 over
+# 4096, log multiplier 0.1; yarn-edit.py on the F32 export): YaRN's
+# angles, llama.cpp's magnitude of cos and sin and its scaled scores
+# (mla.c); tokens and F32 logits (measured 2.0e-6; without YaRN they
+# differ by 1.6)
+case " $archs " in
+*" deepseek2 "*)
+	if [ -n "$ref_dir" ] ||
+		python3 "$here/yarn-edit.py" "$tmp/deepseek2-f32.gguf" \
+			"$tmp/deepseek2-yarn.gguf" 40 4096 0.1 \
+			>"$tmp/export.log" 2>&1; then
+		check_model "deepseek2 f32 yarn prompt 1" \
+			"$tmp/deepseek2-yarn.gguf" "${prompts[1]}" \
+			"$(tolerance f32)" "1 2"
+	else
+		not_ok "deepseek2 yarn: yarn-edit.py" "$(cat "$tmp/export.log")"
+	fi ;;
+esac
 # The byte-level BPE tokenizer (Llama 3, Qwen2, GPT-2 pre-tokenizers):
 # an F32 export with its tokenizer replaced (gpt2-tokenizer.py)
 if [ -n "$archs_only" ]; then

@@ -45,6 +45,9 @@ struct tp_config {
 	 * at before scaling (0: no YaRN; rope_scale is then 1 / factor) */
 	int yarn_orig_ctx;
 	float yarn_beta_fast, yarn_beta_slow;
+	/* deepseek2's rope.scaling.yarn_log_multiplier (0.1 x DeepSeek's
+	 * mscale_all_dim; 0: none), which scales its attention scores */
+	float yarn_log_mul;
 	/* sliding-window attention (gpt-oss): a layer L with L % swa_period
 	 * below swa_period - 1 sees the last swa_window positions (0: none) */
 	int swa_window, swa_period;
