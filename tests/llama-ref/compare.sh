@@ -431,6 +431,24 @@ for arch in $archs; do
 			"$tol" "$arch_ranks"
 	done
 done
+# deepseek2 with YaRN as DeepSeek V3/R1 are published (factor 40 over
+# 4096, log multiplier 0.1; yarn-edit.py on the F32 export): YaRN's
+# angles, llama.cpp's magnitude of cos and sin and its scaled scores
+# (mla.c); tokens and F32 logits (measured 2.0e-6; without YaRN they
+# differ by 1.6)
+case " $archs " in
+*" deepseek2 "*)
+	if [ -n "$ref_dir" ] ||
+		python3 "$here/yarn-edit.py" "$tmp/deepseek2-f32.gguf" \
+			"$tmp/deepseek2-yarn.gguf" 40 4096 0.1 \
+			>"$tmp/export.log" 2>&1; then
+		check_model "deepseek2 f32 yarn prompt 1" \
+			"$tmp/deepseek2-yarn.gguf" "${prompts[1]}" \
+			"$(tolerance f32)" "1 2"
+	else
+		not_ok "deepseek2 yarn: yarn-edit.py" "$(cat "$tmp/export.log")"
+	fi ;;
+esac
 # The byte-level BPE tokenizer (Llama 3, Qwen2, GPT-2 pre-tokenizers):
 # an F32 export with its tokenizer replaced (gpt2-tokenizer.py)
 if [ -n "$archs_only" ]; then
@@ -450,6 +468,29 @@ elif "$top/tools/tprun" --export-gguf "$tmp/base.gguf" --synthetic --seed 5 \
 	# of either case, a slash after punctuation
 	check_model "gpt2/gpt-4o cases" "$tmp/gpt-4o.gguf" \
 		"HelloWorld HTTPServer I'M it's ÜberCase ünïCODE a/b;/\n\n 12345 x"
+	# o200k's cuts of numbers, contractions, CJK, emoji, white-space
+	# runs and code (o200k-strings.txt): in chunk-tokenizer.py's
+	# vocabulary each chunk is one token, so equal prompt tokens are
+	# equal cuts (one rank: the tokenizer is the same on every rank)
+	if "$top/tools/tprun" --export-gguf "$tmp/base8k.gguf" --synthetic \
+		--seed 5 --dim 64 --layers 1 --heads 4 --kv-heads 2 --ffn 64 \
+		--vocab 8192 --wtype f32 >"$tmp/export.log" 2>&1 &&
+		python3 "$here/chunk-tokenizer.py" "$tmp/base8k.gguf" \
+			"$tmp/o200k.gguf" gpt-4o "$here/o200k-strings.txt" \
+			>>"$tmp/export.log" 2>&1; then
+		i=0
+		while IFS= read -r -d '' line; do
+			i=$((i + 1))
+			check_model "gpt2/gpt-4o cuts $i" "$tmp/o200k.gguf" \
+				"$line" "" 1
+		done < <(python3 -c 'import sys
+for l in open(sys.argv[1]):
+    if l.strip() and not l.startswith("#"):
+        sys.stdout.write(l.rstrip("\n").encode("ascii").decode("unicode_escape") + "\0")' \
+			"$here/o200k-strings.txt")
+	else
+		not_ok "gpt2/gpt-4o cuts: export" "$(cat "$tmp/export.log")"
+	fi
 
 else
 	not_ok "gpt2: export" "$(cat "$tmp/export.log")"

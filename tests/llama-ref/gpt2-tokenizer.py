@@ -11,13 +11,7 @@ import gguf_io
 src, dst, pre = sys.argv[1], sys.argv[2], sys.argv[3]
 magic, ver, kvs, tensors, data = gguf_io.read(src)
 vocab = [v for k, t, v in kvs if k == b'tokenizer.ggml.tokens'][0][1].__len__()
-kvs = [kv for kv in kvs if not kv[0].startswith(b'tokenizer.')]
-# gpt2 byte map
-bs = list(range(33, 127)) + list(range(161, 173)) + list(range(174, 256))
-cs = bs[:]; n = 0
-for x in range(256):
-    if x not in bs: bs.append(x); cs.append(256 + n); n += 1
-bmap = {x: chr(c) for x, c in zip(bs, cs)}
+bmap = gguf_io.gpt2_bytes()
 toks = [bmap[i] for i in range(256)]
 merges = []
 words = ["the", "of", "and", "to", "in", "is", "that", "hello", "world", "model", "tensor", "parallel",
@@ -35,11 +29,5 @@ for w in words:
         for ch in rest:
             if add(cur + ch): merges.append(cur + " " + ch)
             cur = cur + ch
-while len(toks) < vocab - 3: toks.append("<unused%d>" % len(toks))
-toks += ["<|begin_of_text|>", "<|end_of_text|>", "<|eot_id|>"]
-types = [1] * (vocab - 3) + [3, 3, 3]
-kvs += [(b'tokenizer.ggml.model', 8, b'gpt2'), (b'tokenizer.ggml.pre', 8, pre.encode()),
-        (b'tokenizer.ggml.tokens', 9, (8, toks)), (b'tokenizer.ggml.token_type', 9, (5, types)),
-        (b'tokenizer.ggml.merges', 9, (8, merges)),
-        (b'tokenizer.ggml.bos_token_id', 4, vocab - 3), (b'tokenizer.ggml.eos_token_id', 4, vocab - 2)]
+kvs = gguf_io.with_bpe(kvs, pre, toks, merges)
 gguf_io.write(dst, magic, ver, kvs, tensors, data)

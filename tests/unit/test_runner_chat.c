@@ -278,9 +278,12 @@ static void test_harmony(void)
 	       "harmony by name");
 }
 
+#define LONG_NAME "ffffffffffffffffffffffffffffffffffffffffffffffffffffffff" \
+	"ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff"
+
 /* The reasoning and content of TEXT as one piece, and in pieces of every
  * size: the same. */
-static void split(const char *name, const char *text, int open,
+static void split(const char *name, const char *text, int how,
 		  const char *think, const char *content)
 {
 	size_t len = strlen(text), step, i, n;
@@ -291,7 +294,7 @@ static void split(const char *name, const char *text, int open,
 		char th[512] = "", ct[512] = "", a[512], b[512];
 		size_t nt = 0, nc = 0, ta, tb;
 
-		tp_reasoning_init(&r, open);
+		tp_reasoning_start(&r, how);
 		for (i = 0; i <= len; i += step) {
 			n = len - i < step ? len - i : step;
 			tp_reasoning_push(&r, text + i, n, i + n >= len, a, &ta,
@@ -316,20 +319,50 @@ static void split(const char *name, const char *text, int open,
 static void test_reasoning(void)
 {
 	split("think, then answer", "<think>\nI wonder.\n</think>\n\nHello!",
-	      0, "I wonder.", "Hello!");
-	split("an empty think block", "<think>\n\n</think>\n\nPlain", 0, "",
-	      "Plain");
+	      TP_THINK_MAYBE, "I wonder.", "Hello!");
+	split("an empty think block", "<think>\n\n</think>\n\nPlain",
+	      TP_THINK_MAYBE, "", "Plain");
 	split("<think> not at the start: content",
-	      "Hello <think>not</think>", 0, "", "Hello <think>not</think>");
-	split("white space before <think>: content", " <think>x</think>y", 0,
-	      "", " <think>x</think>y");
-	split("a start of <think> that ends the answer", "<thin", 0, "",
-	      "<thin");
+	      "Hello <think>not</think>", TP_THINK_MAYBE, "",
+	      "Hello <think>not</think>");
+	split("white space before <think>: content", " <think>x</think>y",
+	      TP_THINK_MAYBE, "", " <think>x</think>y");
+	split("a start of <think> that ends the answer", "<thin",
+	      TP_THINK_MAYBE, "", "<thin");
 	split("an unclosed think block, a start of </think> in it",
-	      "<think>a </thi b \n", 0, "a </thi b", "");
-	split("the prompt ended in <think>", "a  b</think> c </think>\n", 1,
-	      "a  b", "c </think>\n");
-	split("nothing after </think>", "<think>x</think>", 0, "x", "");
+	      "<think>a </thi b \n", TP_THINK_MAYBE, "a </thi b", "");
+	split("the prompt ended in <think>", "a  b</think> c </think>\n",
+	      TP_THINK_OPEN, "a  b", "c </think>\n");
+	split("nothing after </think>", "<think>x</think>", TP_THINK_MAYBE,
+	      "x", "");
+	/* gpt-oss: what its harmony answers look like (<|return|> ends
+	 * generation and is not in the text) */
+	split("harmony: analysis, then final",
+	      "<|channel|>analysis<|message|>User greets. Answer.<|end|>"
+	      "<|start|>assistant<|channel|>final<|message|>Hello! How can I help?",
+	      TP_THINK_HARMONY, "User greets. Answer.",
+	      "Hello! How can I help?");
+	split("harmony: a final channel alone, up to its end tag",
+	      "<|channel|>final<|message|> a<|b <|end <|return|>",
+	      TP_THINK_HARMONY, "", " a<|b <|end ");
+	split("harmony: two analysis messages, commentary as content",
+	      "<|channel|>analysis<|message|>A<|end|>"
+	      "<|start|>assistant<|channel|>analysis<|message|>B<|end|>"
+	      "<|start|>assistant<|channel|>commentary<|message|>C<|end|>"
+	      "<|start|>assistant<|channel|>final<|message|>D",
+	      TP_THINK_HARMONY, "AB", "CD");
+	split("harmony: cut inside the analysis channel",
+	      "<|channel|>analysis<|message|>thinking <|en", TP_THINK_HARMONY,
+	      "thinking <|en", "");
+	split("harmony: a header and no message: nothing",
+	      "<|channel|>analysis<|message|>x<|end|><|start|>assistant<|chan",
+	      TP_THINK_HARMONY, "x", "");
+	split("harmony: an answer without markers is all content",
+	      "Plain <|channel|>analysis<|message|>x", TP_THINK_HARMONY, "",
+	      "Plain <|channel|>analysis<|message|>x");
+	split("harmony: a header longer than 128 bytes is content",
+	      "<|channel|>" LONG_NAME "<|message|>x", TP_THINK_HARMONY, "",
+	      "<|channel|>" LONG_NAME "<|message|>x");
 }
 
 int main(void)

@@ -197,6 +197,8 @@ struct job {
 	enum tp_type type;
 	const char *gguf;
 	int rank, nranks, batch, P, T;
+	int swa_full;		/* every layer's cache of all positions */
+	int *kv_slots;		/* rank 0's slots of each layer, if set */
 	enum tp_algo algo;
 	size_t ring_min;
 	struct tp_loop *loop;
@@ -224,7 +226,9 @@ static void *run_rank(void *arg)
 		j->failed = 1;
 		return NULL;
 	}
-	tp_model_init(&m, &w, j->P + j->T, j->batch);
+	tp_model_init_kv(&m, &w, j->P + j->T, j->batch, j->swa_full);
+	if (j->kv_slots && !j->rank && m.kv_slots)
+		memcpy(j->kv_slots, m.kv_slots, w.cfg.layers * sizeof(int));
 	if (j->loop)
 		tp_ar_init(&ar, tp_loop_xport(j->loop, j->rank), j->algo,
 			   j->ring_min, (size_t)j->batch * w.cfg.dim);
@@ -719,6 +723,76 @@ static void test_archs(void)
 		    TOL);
 }
 
+/*
+ * gpt-oss's window layers (0 and 2 of 3) keep a ring of the window plus
+ * a batch: generating far past the window (and around the ring several
+ * times) gives the bits of a full-length cache, on 1 and 2 ranks; the
+ * ring's size does not grow with the context.
+ */
+static void test_swa_ring(void)
+{
+	struct tp_config c = moe_cfg(8, 2, 64, 0, 0);
+	struct job j = {
+		.arch = "gpt-oss", .seed = 11, .type = TP_F32, .P = 7,
+		.T = 24, .prompt = prompt, .algo = TP_ALGO_MESH,
+	};
+	size_t nl = (size_t)c.vocab * j.T;
+	float *lr = calloc(nl, sizeof(float)), *lf = calloc(nl, sizeof(float));
+	int tr[24], tf[24], slots[3], full[3], agree, N, b, ctx;
+	struct tp_weights w;
+	struct tp_model m;
+	char err[300];
+
+	c.swa_window = 4;
+	j.c = c;
+	for (b = 1; b <= 3; b += 2)
+		for (N = 1; N <= 2; N++) {
+			int r;
+
+			j.batch = b;
+			j.kv_slots = slots;
+			j.swa_full = 0;
+			r = run_n(j, N, tr, lr, &agree);
+			j.kv_slots = full;
+			j.swa_full = 1;
+			r |= run_n(j, N, tf, lf, &agree);
+			ok(!r && slots[0] == 4 + b - 1 && slots[2] == slots[0] &&
+			   slots[1] == j.P + j.T && full[0] == j.P + j.T &&
+			   !memcmp(tr, tf, sizeof(tr)) &&
+			   !memcmp(lr, lf, nl * sizeof(float)),
+			   "gpt-oss window 4, batch %d, %d rank%s: ring of %d (full layer %d) decodes 24 tokens past a 7-token prompt to the bits of a full cache",
+			   b, N, N > 1 ? "s" : "", slots[0], slots[1]);
+		}
+	if (tp_weights_synth(&w, "gpt-oss", &c, 11, TP_F32, 0, 1, err,
+			     sizeof(err))) {
+		ok(0, "gpt-oss synthetic: %s", err);
+		goto out;
+	}
+	for (ctx = 64; ctx <= 65536; ctx *= 32) {
+		size_t rows = 0;
+		int l;
+
+		tp_model_init(&m, &w, ctx, 8);
+		for (l = 0; l < c.layers; l++)
+			rows += (size_t)m.kv_slots[l];
+		ok(m.kv_slots[0] == 11 && m.kv_slots[2] == 11 &&
+		   m.kv_slots[1] == ctx && rows == (size_t)ctx + 22 &&
+		   m.kv_row[2] == (size_t)11 + ctx,
+		   "gpt-oss context %d, batches of 8: window layers keep 11 positions each, the full layer %d (%zu rows in all)",
+		   ctx, m.kv_slots[1], rows);
+		tp_model_free(&m);
+	}
+	tp_model_init(&m, &w, 5, 8);
+	ok(m.kv_slots[0] == 5 && m.kv_slots[1] == 5,
+	   "gpt-oss context 5 below window + batch: every layer keeps the context (%d)",
+	   m.kv_slots[0]);
+	tp_model_free(&m);
+	tp_weights_free(&w);
+out:
+	free(lr);
+	free(lf);
+}
+
 static void test_expert_shards(void)
 {
 	struct tp_config c = moe_cfg(10, 2, 768, 1, 0);
@@ -899,5 +973,6 @@ int main(void)
 	test_gguf_equal();
 	test_expert_shards();
 	test_archs();
+	test_swa_ring();
 	return done();
 }

@@ -15,6 +15,7 @@
 #include "cmd/job_queue.h"
 #include "cmd/openai.h"
 #include "tap.h"
+#include "text/reasoning.h"
 #include "text/tokenizer.h"
 
 static struct tp_tok tok;
@@ -195,6 +196,15 @@ static void test_answers(void)
 	ok(strstr(s, "\"content\":\"Because.\"") &&
 	   strstr(s, "\"reasoning_content\":\"Why?\""),
 	   "a thinking model's answer: the thinking in reasoning_content, as llama.cpp's server: %s",
+	   s);
+	free(s);
+	j->think = TP_THINK_HARMONY;
+	s = tp_oai_answer(&srv, j,
+			  "<|channel|>analysis<|message|>Why?<|end|><|start|>assistant<|channel|>final<|message|>Because.",
+			  94, 9, "stop");
+	ok(strstr(s, "\"content\":\"Because.\"") &&
+	   strstr(s, "\"reasoning_content\":\"Why?\""),
+	   "gpt-oss's harmony answer: the analysis channel in reasoning_content, the final one in content: %s",
 	   s);
 	free(s);
 	s = tp_oai_chunk(&srv, j, NULL, 0, "Hm", 2, NULL, 0);

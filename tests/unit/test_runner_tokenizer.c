@@ -13,6 +13,7 @@
 #include "tap.h"
 #include "text/tokenizer.h"
 #include "text/tokenizer_internal.h"
+#include "text/utf8.h"
 
 static int enc(const struct tp_tok *t, const char *s, int special, int *out,
 	       int max)
@@ -252,6 +253,70 @@ static void test_pretok(void)
 	   n);
 }
 
+/*
+ * o200k (gpt-4o, gpt-oss) cuts as llama.cpp makes them (measured with
+ * tests/llama-ref/chunk-tokenizer.py, whose vocabulary turns each chunk
+ * into one token; compare.sh checks all of o200k-strings.txt): each
+ * case's text is its chunks joined, the chunks separated by "|".
+ */
+static const char *const o200k_cuts[] = {
+	"123|45| |123|456|7| |3|.|141|59| |1|,|000|,|000",
+	"I'm| you'RE| he'll| we'VE| it's| they'D",
+	"don't| DON'T| isn't| O|'Neil| '|quoted|'",
+	"\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e\xe3\x81\xae\xe3\x83\x86\xe3\x82\xad\xe3\x82\xb9\xe3\x83\x88| \xe4\xb8\xad\xe6\x96\x87",
+	"\xed\x95\x9c\xea\xb5\xad\xec\x96\xb4| \xed\x85\x8d\xec\x8a\xa4\xed\x8a\xb8|!",
+	"emoji| \xf0\x9f\x98\x80\xf0\x9f\x91\x8d\xf0\x9f\x8f\xbd| ok",
+	"a| | b|  | c|\t|\td| \n\n| | e",
+	"  | leading|\n\n\n| trailing|   ",
+	"x| =| foo|(bar|[|1|],| {'|k|':| |2|});",
+	"if| (|a|&&|b|)| {| return| -|1|;| }\n",
+	"HTTPServer| get|HTTPResponse| camel|Case",
+	"\xc3\x89|COLE| \xc3\xa9" "cole| Stra\xc3\x9f" "e| \xc7\x85" "emo",
+	"path|/to|/file|.txt|\n|/usr|/bin",
+	"...!!!| ???| ---| ***| //\n",
+	"\r\n\r\n|line|\r\n|end|\r",
+	"\xd9\xa1\xd9\xa2\xd9\xa3| |\xd9\xa4\xd9\xa5\xd9\xa6| |\xe2\x85\xab| |\xc2\xbd",
+	"x|\xc2\xa0y|\xe2\x80\x83z| \xc2\xa0| q",
+	"tab|\tend|\t\n",
+	"a|'b| '|S| '|ll|'| ''",
+	"e|\xcc\x81| combining|\xcc\x81s",
+	"5|'s| |1|'S| x'Ll| \xc3\x9c|BER'S| \xc3\xbc" "ber's",
+	"hello|\xe3\x80\x80world| \n \n|y|\n\n\n",
+	"  \n\n|x|\t \n| | ?!\n\n/|x",
+};
+
+static void test_pretok_o200k(void)
+{
+	size_t i;
+	int bad = 0;
+
+	for (i = 0; i < sizeof(o200k_cuts) / sizeof(o200k_cuts[0]); i++) {
+		const char *c = o200k_cuts[i];
+		uint32_t cp[128];
+		int end[128], want[128], n = 0, nw = 0, got, k, len;
+
+		for (; *c; c += len) {
+			if (*c == '|') {
+				want[nw++] = n;
+				len = 1;
+				continue;
+			}
+			cp[n++] = tp_utf8_get(c, strlen(c), &len);
+		}
+		want[nw++] = n;
+		got = tp_pretok(TP_PRE_GPT4O, cp, n, end);
+		for (k = 0; k < got && k < nw && end[k] == want[k]; k++)
+			;
+		if (got != nw || k != nw) {
+			bad++;
+			diag("o200k: %s: %d chunks, want %d; first differs at %d",
+			     o200k_cuts[i], got, nw, k);
+		}
+	}
+	ok(!bad, "pretok: o200k cuts %zu texts (numbers, contractions, CJK, emoji, white space, code, marks) as llama.cpp",
+	   i);
+}
+
 /* Malformed metadata: each case names its key. */
 static void fill_bad(struct gguf_writer *w, int c)
 {
@@ -314,12 +379,13 @@ int main(void)
 	struct tp_tok t;
 	char err[300];
 
-	plan(45);
+	plan(46);
 	test_bpe();
 	test_harmony_vocab();
 	test_spm();
 	test_stream();
 	test_pretok();
+	test_pretok_o200k();
 	test_bad();
 	is_int(from_meta(&t, none, 0, 5, err, sizeof(err)), 1,
 	       "a file without tokenizer.ggml.model has no tokenizer");

@@ -113,7 +113,7 @@ static void next(struct stream *st)
 
 	if (st->state == 0) {
 		st->state = 1;
-		tp_reasoning_init(&st->rs, j->think == 2);
+		tp_reasoning_start(&st->rs, j->think);
 		if (j->chat) {
 			sse(st, tp_oai_chunk(st->s, j, NULL, 0, NULL, 0, NULL,
 					     1));
@@ -132,7 +132,8 @@ static void next(struct stream *st)
 	if (j->chat && j->think && (n || (end && !st->flushed))) {
 		/* the text split into thinking and content; what may be a
 		 * tag's start waits for the next piece */
-		char think[sizeof(text) + 64], content[sizeof(text) + 64];
+		char think[sizeof(text) + TP_REASONING_HOLD];
+		char content[sizeof(text) + TP_REASONING_HOLD];
 		size_t tn, cn;
 
 		tp_reasoning_push(&st->rs, text, n, end, think, &tn, content,

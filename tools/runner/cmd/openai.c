@@ -373,9 +373,9 @@ char *tp_oai_answer(const struct tp_srv *s, const struct tp_job *j,
 	if (j->chat && j->think) {
 		struct tp_reasoning r;
 
-		think = tp_calloc(len + 64, 1);
-		content = tp_calloc(len + 64, 1);
-		tp_reasoning_init(&r, j->think == 2);
+		think = tp_calloc(len + TP_REASONING_HOLD, 1);
+		content = tp_calloc(len + TP_REASONING_HOLD, 1);
+		tp_reasoning_start(&r, j->think);
 		tp_reasoning_push(&r, text, len, 1, think, &tlen, content,
 				  &len);
 		text = content;

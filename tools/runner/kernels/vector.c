@@ -162,9 +162,17 @@ void tp_rope_table_yarn(float *cs, int rot_dim, int pos, float base,
 			float scale, int orig_ctx, float beta_fast,
 			float beta_slow, const float *freqs)
 {
+	tp_rope_table_yarn_m(cs, rot_dim, pos, base, scale, orig_ctx,
+			     beta_fast, beta_slow, freqs,
+			     1.0f + 0.1f * logf(1.0f / scale));
+}
+
+void tp_rope_table_yarn_m(float *cs, int rot_dim, int pos, float base,
+			  float scale, int orig_ctx, float beta_fast,
+			  float beta_slow, const float *freqs, float mscale)
+{
 	float lo = floorf(yarn_corr_dim(rot_dim, orig_ctx, beta_fast, base));
 	float hi = ceilf(yarn_corr_dim(rot_dim, orig_ctx, beta_slow, base));
-	float mscale = 1.0f + 0.1f * logf(1.0f / scale);
 	int i;
 
 	lo = lo > 0 ? lo : 0;

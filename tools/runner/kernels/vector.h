@@ -47,6 +47,10 @@ void tp_rope_table_ext(float *cs, int rot_dim, int pos, float base,
 void tp_rope_table_yarn(float *cs, int rot_dim, int pos, float base,
 			float scale, int orig_ctx, float beta_fast,
 			float beta_slow, const float *freqs);
+/* The same with cos and sin times MSCALE (deepseek2's YaRN). */
+void tp_rope_table_yarn_m(float *cs, int rot_dim, int pos, float base,
+			  float scale, int orig_ctx, float beta_fast,
+			  float beta_slow, const float *freqs, float mscale);
 /* GGML's "neox" mode (Qwen2): v[i] pairs with v[i + rot_dim/2]. */
 void tp_rope_apply_neox(float *v, int nheads, int head_dim, int rot_dim,
 			const float *cs);

@@ -25,11 +25,39 @@
  * of sliding-window attention the last swa_window positions (llama.cpp
  * masks p when pos - p >= n_swa).
  */
+static int window_layer(const struct tp_config *c, int l)
+{
+	return c->swa_window && l % c->swa_period < c->swa_period - 1;
+}
+
 static int first_seen(const struct tp_config *c, int l, int pos)
 {
-	if (!c->swa_window || l % c->swa_period >= c->swa_period - 1)
+	if (!window_layer(c, l))
 		return 0;
 	return pos >= c->swa_window ? pos - c->swa_window + 1 : 0;
+}
+
+/*
+ * A window layer's ring: a batch of N tokens at POS.. first writes all
+ * N into the ring, then its first token reads back to POS - W + 1, so
+ * the ring holds W + N - 1 positions (llama.cpp keeps n_swa + n_ubatch).
+ */
+int tp_attn_cache_slots(const struct tp_config *c, int l, int ctx,
+			int max_batch)
+{
+	long ring = (long)c->swa_window + max_batch - 1;
+
+	if (!window_layer(c, l) || ring >= ctx)
+		return ctx;
+	return (int)ring;
+}
+
+/* Position P's K (or V) row of layer L in CACHE. */
+static float *cache_row(const struct tp_model *m, float *cache, int l, int p)
+{
+	size_t kvd = (size_t)m->nkv * m->cfg.head_dim;
+
+	return cache + (m->kv_row[l] + (size_t)(p % m->kv_slots[l])) * kvd;
 }
 
 /* Attention of one query head of token T (at position POS). */
@@ -38,9 +66,6 @@ static void attend_head(struct tp_model *m, int l, int t, int pos, int h,
 {
 	const struct tp_config *c = &m->cfg;
 	int hd = c->head_dim, group = c->heads / c->kv_heads;
-	size_t kvd = (size_t)m->nkv * hd;
-	const float *kl = m->kcache + (size_t)l * m->ctx * kvd;
-	const float *vl = m->vcache + (size_t)l * m->ctx * kvd;
 	float scale = 1.0f / sqrtf((float)hd);
 	int kvh = (m->w->sh.q0 + h) / group - m->w->sh.kv0;
 	const float *qh = m->q + ((size_t)t * m->nq + h) * hd;
@@ -48,12 +73,12 @@ static void attend_head(struct tp_model *m, int l, int t, int pos, int h,
 	int p0 = first_seen(c, l, pos), p, i;
 
 	for (p = p0; p <= pos; p++)
-		scores[p - p0] = tp_dot_f32(qh, kl + p * kvd + kvh * hd, hd) *
-				 scale;
+		scores[p - p0] = tp_dot_f32(qh, cache_row(m, m->kcache, l, p) +
+					    kvh * hd, hd) * scale;
 	tp_softmax_sink(scores, pos + 1 - p0, sinks ? sinks[h] : -INFINITY);
 	memset(out, 0, hd * sizeof(float));
 	for (p = p0; p <= pos; p++) {
-		const float *vp = vl + p * kvd + kvh * hd;
+		const float *vp = cache_row(m, m->vcache, l, p) + kvh * hd;
 		float s = scores[p - p0];
 
 		for (i = 0; i < hd; i++)
@@ -148,7 +173,6 @@ void tp_attn_rope_cache(struct tp_model *m, int l, int n, int pos)
 	const struct tp_config *c = &m->cfg;
 	int hd = c->head_dim, t;
 	size_t qd = (size_t)m->nq * hd, kvd = (size_t)m->nkv * hd;
-	size_t cache = (size_t)l * m->ctx * kvd;
 
 	for (t = 0; t < n; t++) {
 		if (c->yarn_orig_ctx)
@@ -171,9 +195,9 @@ void tp_attn_rope_cache(struct tp_model *m, int l, int n, int pos)
 			tp_rope_apply(m->k + t * kvd, m->nkv, hd, c->rot_dim,
 				      m->rope);
 		}
-		memcpy(m->kcache + cache + (pos + t) * kvd, m->k + t * kvd,
+		memcpy(cache_row(m, m->kcache, l, pos + t), m->k + t * kvd,
 		       kvd * sizeof(float));
-		memcpy(m->vcache + cache + (pos + t) * kvd, m->v + t * kvd,
+		memcpy(cache_row(m, m->vcache, l, pos + t), m->v + t * kvd,
 		       kvd * sizeof(float));
 	}
 }

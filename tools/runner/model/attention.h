@@ -36,6 +36,15 @@ int tp_attn_output(struct tp_model *m, const struct tp_attn_weights *a,
 		   int l, int n, int pos, struct tp_ar *ar);
 
 /*
+ * The positions layer L's K/V cache keeps for a context of CTX in
+ * batches of MAX_BATCH: CTX, or in a sliding-window layer only the
+ * window plus a batch (a ring: positions run forward, from 0 again for
+ * each new sequence, never back into a ring's overwritten past).
+ */
+int tp_attn_cache_slots(const struct tp_config *c, int l, int ctx,
+			int max_batch);
+
+/*
  * The block's weights of layer L by llama.cpp's names (blk.L.attn_norm,
  * attn_q, attn_k, attn_v, attn_output; _bias: attn_q/k/v.bias): this
  * rank's shard from GGUF (0, or -1 reported through L), synthetic, and

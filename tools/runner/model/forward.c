@@ -12,6 +12,7 @@
 #include "base/util.h"
 #include "kernels/vector.h"
 #include "model/arch.h"
+#include "model/attention.h"
 #include "model/model.h"
 #include "model/mla.h"
 #include "model/moe.h"
@@ -19,8 +20,15 @@
 int tp_model_init(struct tp_model *m, const struct tp_weights *w, int ctx,
 		  int max_batch)
 {
+	return tp_model_init_kv(m, w, ctx, max_batch, 0);
+}
+
+int tp_model_init_kv(struct tp_model *m, const struct tp_weights *w, int ctx,
+		     int max_batch, int swa_full)
+{
 	const struct tp_config *c = &w->cfg;
-	size_t hd = (size_t)c->head_dim, b = (size_t)max_batch, kvd;
+	size_t hd = (size_t)c->head_dim, b = (size_t)max_batch, kvd, rows = 0;
+	int l;
 
 	memset(m, 0, sizeof(*m));
 	m->w = w;
@@ -38,10 +46,16 @@ int tp_model_init(struct tp_model *m, const struct tp_weights *w, int ctx,
 		m->kcache = tp_alloc_pages((size_t)c->layers * ctx * lat *
 					   sizeof(float));
 	} else {
-		m->kcache = tp_alloc_pages((size_t)c->layers * ctx * kvd *
-					   sizeof(float));
-		m->vcache = tp_alloc_pages((size_t)c->layers * ctx * kvd *
-					   sizeof(float));
+		m->kv_slots = tp_calloc((size_t)c->layers, sizeof(int));
+		m->kv_row = tp_calloc((size_t)c->layers, sizeof(size_t));
+		for (l = 0; l < c->layers; l++) {
+			m->kv_slots[l] = swa_full ? ctx :
+				tp_attn_cache_slots(c, l, ctx, max_batch);
+			m->kv_row[l] = rows;
+			rows += (size_t)m->kv_slots[l];
+		}
+		m->kcache = tp_alloc_pages(rows * kvd * sizeof(float));
+		m->vcache = tp_alloc_pages(rows * kvd * sizeof(float));
 	}
 	m->x = tp_calloc(b * c->dim, sizeof(float));
 	m->xb = tp_calloc(b * c->dim, sizeof(float));
@@ -65,6 +79,8 @@ void tp_model_free(struct tp_model *m)
 {
 	free(m->kcache);
 	free(m->vcache);
+	free(m->kv_slots);
+	free(m->kv_row);
 	free(m->x);
 	free(m->xb);
 	free(m->part);

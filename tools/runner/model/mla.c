@@ -92,6 +92,41 @@ struct mla_job {
 	int l, n, pos;
 };
 
+/*
+ * deepseek2's YaRN as llama.cpp runs it. Its context's attention factor
+ * is get_mscale(f, m) / get_mscale(f, m_all) (f the scaling factor, m_all
+ * the file's log multiplier / 0.1, m = m_all: llama.cpp's deepseek2
+ * case; get_mscale(f, 1) without a multiplier) over 1 + 0.1 ln f, which
+ * GGML's YaRN multiplies back: the magnitude of cos and sin. The scores
+ * are scaled by (that x (1 + 0.1 m_all ln f))^2 / sqrt(head_dim).
+ */
+static float get_mscale(float f, float m)
+{
+	return f <= 1.0f ? 1.0f : 0.1f * m * logf(f) + 1.0f;
+}
+
+static float yarn_magnitude(const struct tp_config *c)
+{
+	float f = 1.0f / c->rope_scale, all = c->yarn_log_mul / 0.1f;
+	float factor = c->yarn_log_mul != 0 ?
+		       get_mscale(f, all) / get_mscale(f, all) :
+		       get_mscale(f, 1.0f);
+
+	factor *= 1.0f / (1.0f + 0.1f * logf(f));
+	return factor * (1.0f + 0.1f * logf(1.0f / c->rope_scale));
+}
+
+static float score_scale(const struct tp_config *c)
+{
+	float m;
+
+	if (!c->yarn_orig_ctx)
+		return 1.0f / sqrtf((float)c->head_dim);
+	m = yarn_magnitude(c) * (1.0f + 0.1f * (c->yarn_log_mul / 0.1f) *
+					 logf(1.0f / c->rope_scale));
+	return 1.0f * m * m / sqrtf((float)c->head_dim);
+}
+
 /* One query head of token T at POS over layer L's latent cache. */
 static void attend(struct tp_model *m, int l, int t, int pos, int h,
 		   float *scores)
@@ -101,7 +136,7 @@ static void attend(struct tp_model *m, int l, int t, int pos, int h,
 	const float *cache = m->kcache + (size_t)l * m->ctx * kr;
 	const float *q = m->mla->qk + ((size_t)t * m->nq + h) * kr;
 	float *out = m->mla->lat + ((size_t)t * m->nq + h) * lora;
-	float scale = 1.0f / sqrtf((float)c->head_dim);
+	float scale = score_scale(c);
 
 	for (p = 0; p <= pos; p++)
 		scores[p] = tp_dot_f32(q, cache + (size_t)p * kr, kr) * scale;
@@ -171,8 +206,15 @@ int tp_mla_attention(struct tp_model *m, const struct tp_mla_weights *a,
 		float *q = m->q + (size_t)t * nq * hd;
 
 		tp_rmsnorm(ckv, ckv, a->kv_a_norm, lora, c->eps);
-		tp_rope_table_ext(m->rope, rot, pos + t, c->rope_base,
-				  c->rope_scale, m->w->rope_freqs);
+		if (c->yarn_orig_ctx)
+			tp_rope_table_yarn_m(m->rope, rot, pos + t,
+					     c->rope_base, c->rope_scale,
+					     c->yarn_orig_ctx, c->yarn_beta_fast,
+					     c->yarn_beta_slow, m->w->rope_freqs,
+					     yarn_magnitude(c));
+		else
+			tp_rope_table_ext(m->rope, rot, pos + t, c->rope_base,
+					  c->rope_scale, m->w->rope_freqs);
 		tp_rope_apply(ckv + lora, 1, rot, rot, m->rope);
 		if (nq)
 			tp_rope_apply(q + nope, nq, hd, rot, m->rope);

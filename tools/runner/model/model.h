@@ -45,6 +45,9 @@ struct tp_config {
 	 * at before scaling (0: no YaRN; rope_scale is then 1 / factor) */
 	int yarn_orig_ctx;
 	float yarn_beta_fast, yarn_beta_slow;
+	/* deepseek2's rope.scaling.yarn_log_multiplier (0.1 x DeepSeek's
+	 * mscale_all_dim; 0: none), which scales its attention scores */
+	float yarn_log_mul;
 	/* sliding-window attention (gpt-oss): a layer L with L % swa_period
 	 * below swa_period - 1 sees the last swa_window positions (0: none) */
 	int swa_window, swa_period;
@@ -293,7 +296,15 @@ struct tp_model {
 	struct tp_config cfg;
 	int nq, nkv, nf;	/* local query heads, K/V heads, MLP columns */
 	int ctx, max_batch;
-	float *kcache, *vcache;	/* layers x ctx x nkv x head_dim */
+	/*
+	 * Layer L's K (and V) rows of nkv x head_dim floats: kv_slots[L] of
+	 * them from row kv_row[L] of kcache/vcache, position P in row
+	 * P % kv_slots[L]. ctx slots, or in a sliding-window layer a ring
+	 * of the window plus a batch (tp_attn_cache_slots).
+	 */
+	float *kcache, *vcache;
+	int *kv_slots;
+	size_t *kv_row;
 	float *x, *xb, *q, *k, *v, *att, *part, *g, *u, *scores, *rope;
 	float *logits;		/* vocab, of the last token of a forward */
 	struct tp_moe_buf *moe;	/* MoE layers' working memory (moe.c) */
@@ -303,6 +314,10 @@ struct tp_model {
 /* The working memory for CTX positions, batches of MAX_BATCH (forward.c). */
 int tp_model_init(struct tp_model *m, const struct tp_weights *w, int ctx,
 		  int max_batch);
+/* The same, with SWA_FULL set: every layer keeps all CTX positions (the
+ * reference a window layer's ring is tested against). */
+int tp_model_init_kv(struct tp_model *m, const struct tp_weights *w, int ctx,
+		     int max_batch, int swa_full);
 void tp_model_free(struct tp_model *m);
 /*
  * Run N tokens (N <= max_batch) at positions POS..POS+N-1; afterwards

@@ -10,6 +10,7 @@
  * other than llama.cpp's defaults) is refused by name.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "gguf/gguf.h"
 #include "model/load_gguf.h"
@@ -41,11 +42,21 @@ static int read_yarn(struct tp_gguf_load *L, struct tp_config *c)
 			  &c->yarn_beta_fast) ||
 	    tp_gguf_float(L, tp_gguf_key(L, "rope.scaling.yarn_beta_slow"), 1,
 			  &c->yarn_beta_slow) ||
-	    only(L, "rope.scaling.yarn_log_multiplier", 0) ||
+	    tp_gguf_float(L, tp_gguf_key(L, "rope.scaling.yarn_log_multiplier"),
+			  0, &c->yarn_log_mul) ||
 	    only(L, "rope.scaling.yarn_ext_factor", 1) ||
 	    only(L, "rope.scaling.yarn_attn_factor", 1) ||
 	    only(L, "rope.scaling.attn_factor", 1))
 		return -1;
+	/* the multiplier only deepseek2's attention applies (mla.c) */
+	if (c->yarn_log_mul != 0 && strcmp(L->arch, "deepseek2"))
+		return tp_gguf_bad(L, "%s is %g: only 0 is supported (a YaRN log multiplier is deepseek2's)",
+				   tp_gguf_key(L, "rope.scaling.yarn_log_multiplier"),
+				   c->yarn_log_mul);
+	if (!(c->yarn_log_mul >= 0 && c->yarn_log_mul < 100))
+		return tp_gguf_bad(L, "%s is %g: out of range (0..100)",
+				   tp_gguf_key(L, "rope.scaling.yarn_log_multiplier"),
+				   c->yarn_log_mul);
 	if (c->yarn_orig_ctx < 1 || c->yarn_orig_ctx > (1 << 24))
 		return tp_gguf_bad(L, "%s is %d: YaRN needs the original context length (1..%d)",
 				   tp_gguf_key(L, "rope.scaling.original_context_length"),

@@ -7,6 +7,7 @@
 
 #include "base/util.h"
 #include "text/chat_template.h"
+#include "text/reasoning.h"
 #include "text/tokenizer.h"
 
 static const char *const names[] = {
@@ -413,10 +414,13 @@ int tp_chat_encode_flags(const struct tp_tok *t, const struct tp_chat_msg *m,
 	if (!text)
 		return -1;
 	len = strlen(text);
-	if (think)
+	if (think && style == TP_CHAT_HARMONY)
+		*think = TP_THINK_HARMONY;	/* it always reasons first */
+	else if (think)
 		*think = (len >= 7 && !strcmp(text + len - 7, "<think>")) ||
 			 (len >= 8 && !strcmp(text + len - 8, "<think>\n")) ?
-			 2 : tp_chat_thinks(style) && !(flags & TP_CHAT_NO_THINK);
+			 TP_THINK_OPEN : tp_chat_thinks(style) &&
+			 !(flags & TP_CHAT_NO_THINK);
 	r = tp_tok_encode(t, text, strlen(text), TP_ENC_BOS | TP_ENC_CTL, ids);
 	free(text);
 	return r;

@@ -61,7 +61,8 @@ int tp_chat_encode(const struct tp_tok *t, const struct tp_chat_msg *m,
 /*
  * The same with FLAGS; *THINK (when not NULL) tells how the answer
  * starts: 0 without thinking, 1 perhaps with a <think> block, 2 inside
- * one (the prompt ended with <think>: llama.cpp's "thinking forced open").
+ * one (the prompt ended with <think>: llama.cpp's "thinking forced open"),
+ * 3 in harmony channels (TP_THINK_* of text/reasoning.h).
  */
 int tp_chat_encode_flags(const struct tp_tok *t, const struct tp_chat_msg *m,
 			 int n, int flags, int *think, int **ids, char *err,

@@ -11,6 +11,9 @@ enum {
 	REASONING,	/* in the reasoning, some out (white space held) */
 	AFTER,		/* after "</think>": white space dropped */
 	CONTENT,	/* everything is content */
+	HEADER,		/* harmony: before a message's <|message|> */
+	ANALYSIS,	/* harmony: in the analysis channel's text */
+	FINAL,		/* harmony: in another channel's text */
 };
 
 static const char open_tag[] = "<think>", close_tag[] = "</think>";
@@ -25,6 +28,15 @@ void tp_reasoning_init(struct tp_reasoning *r, int open)
 {
 	memset(r, 0, sizeof(*r));
 	r->state = open ? THINKING : AT_START;
+}
+
+void tp_reasoning_start(struct tp_reasoning *r, int how)
+{
+	tp_reasoning_init(r, how == TP_THINK_OPEN);
+	if (how == TP_THINK_HARMONY) {
+		r->harmony = 1;
+		r->state = HEADER;
+	}
 }
 
 /* The length of the longest end of S[0..N) that starts TAG (not all of
@@ -62,6 +74,92 @@ static void reasoning(struct tp_reasoning *r, const char *s, size_t len,
 	out(think, nthink, s, len);
 }
 
+static const char msg_tag[] = "<|message|>", analysis[] = "<|channel|>analysis";
+static const char *const end_tags[] = { "<|end|>", "<|return|>", "<|call|>" };
+
+/* The first end tag of a harmony message in P[0..N): where (NULL: none)
+ * and its length in *TLEN; else in *HELD how many bytes at the end may
+ * start one. */
+static const char *message_end(const char *p, size_t n, size_t *tlen,
+			       size_t *held)
+{
+	const char *first = NULL, *c;
+	size_t i, k;
+
+	*held = 0;
+	for (i = 0; i < sizeof(end_tags) / sizeof(end_tags[0]); i++) {
+		c = memmem(p, n, end_tags[i], strlen(end_tags[i]));
+		if (c && (!first || c < first)) {
+			first = c;
+			*tlen = strlen(end_tags[i]);
+		}
+		k = tag_start(p, n, end_tags[i]);
+		if (k > *held)
+			*held = k;
+	}
+	return first;
+}
+
+/* One harmony step on P[0..*N): 1 to go on, 0 when the rest is held. */
+static int harmony_step(struct tp_reasoning *r, const char **pp, size_t *np,
+			int last, char *think, size_t *nthink, char *text,
+			size_t *ntext)
+{
+	const char *p = *pp, *c;
+	size_t n = *np, e, k, tlen = 0;
+
+	switch (r->state) {
+	case HEADER:
+		if (n && (p[0] != '<' || (n > 1 && p[1] != '|'))) {
+			r->state = CONTENT;	/* not a harmony header */
+			return 1;
+		}
+		c = memmem(p, n, msg_tag, sizeof(msg_tag) - 1);
+		if (c && (size_t)(c - p) > sizeof(r->hold) - sizeof(msg_tag)) {
+			r->state = CONTENT;	/* too long for a header */
+			return 1;
+		}
+		if (c) {
+			r->state = memmem(p, (size_t)(c - p), analysis,
+					  sizeof(analysis) - 1) ?
+				   ANALYSIS : FINAL;
+			*np = n - (size_t)(c - p) - (sizeof(msg_tag) - 1);
+			*pp = c + sizeof(msg_tag) - 1;
+			return 1;
+		}
+		if (last) {		/* a header and no message: dropped */
+			*np = 0;
+			return 0;
+		}
+		if (n > sizeof(r->hold)) {
+			r->state = CONTENT;	/* too long for a header */
+			return 1;
+		}
+		return 0;
+	case ANALYSIS:
+	case FINAL:
+		c = message_end(p, n, &tlen, &k);
+		e = c ? (size_t)(c - p) : last ? n : n - k;
+		if (r->state == ANALYSIS)
+			out(think, nthink, p, e);
+		else
+			out(text, ntext, p, e);
+		if (c) {
+			r->state = HEADER;
+			*np = n - e - tlen;
+			*pp = c + tlen;
+			return 1;
+		}
+		*np = n - e;
+		*pp = p + e;
+		return 0;
+	default:	/* CONTENT */
+		out(text, ntext, p, n);
+		*np = 0;
+		return 0;
+	}
+}
+
 void tp_reasoning_push(struct tp_reasoning *r, const char *s, size_t len,
 		       int last, char *think, size_t *nthink, char *text,
 		       size_t *ntext)
@@ -76,7 +174,10 @@ void tp_reasoning_push(struct tp_reasoning *r, const char *s, size_t len,
 	memcpy(t + r->nhold, s, len);
 	r->nhold = 0;
 	*nthink = *ntext = 0;
-	for (;;) {
+	while (r->harmony &&
+	       harmony_step(r, &p, &n, last, think, nthink, text, ntext))
+		;
+	for (; !r->harmony;) {
 		switch (r->state) {
 		case AT_START:
 			if (n >= sizeof(open_tag) - 1 &&

@@ -68,10 +68,6 @@ static int read_config(struct tp_gguf_load *L, struct tp_config *c)
 				   L->key, a->kv_lora);
 	if (tp_gguf_read_config(L, c))
 		return -1;
-	/* DeepSeek's YaRN adds its log multiplier and a temperature */
-	if (c->yarn_orig_ctx)
-		return tp_gguf_bad(L, "RoPE scaling type 'yarn' (%s.rope.scaling.type) is not supported for deepseek2",
-				   L->arch);
 	klen = c->head_dim;
 	if (key_int(L, "attention.value_length", klen, &vlen) ||
 	    key_int(L, "attention.key_length_mla", 0, &kmla) ||
