@@ -164,25 +164,19 @@ expect "a rank started twice (after the job is complete)" 10 "the job at 127\.0\
 expect "a model file that differs between ranks" 10 "rank 1 \([0-9.]+\) has another model file than rank 0: [0-9]+ bytes with header hash [0-9a-f]+, rank 0 [0-9]+ bytes with header hash" -- \
 	pair "$(free_port)" "--rank 0 --world 2" "--rank 1 --world 2 --model $tmp/other.gguf"
 
-taken() {
-	local port=$1
-	python3 -c 'import socket, sys, time
+# The port taken before the clock starts: python3 alone can take seconds to
+# start on a loaded host (CI timed it into the limit, 2026-11-28).
+port=$(free_port)
+python3 -c 'import socket, sys, time
 s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-s.bind(("", int(sys.argv[1]))); s.listen(); time.sleep(5)' "$port" & local py=$!
-	# Until the port is really taken: python3 alone can take longer to
-	# start on a loaded host than any fixed sleep.
-	local i
-	for ((i = 0; i < 100; i++)); do
-		[ -n "$(ss -Hltn "sport = :$port")" ] && break
-		sleep 0.1
-	done
-	timeout 30 "$tprun" --rendezvous 127.0.0.1:"$port" --rank 0 --world 2 "${gen[@]}" --connect-timeout 3
-	local rc=$?
-	kill $py 2>/dev/null
-	wait $py 2>/dev/null
-	return $rc
-}
+s.bind(("", int(sys.argv[1]))); s.listen(); time.sleep(60)' "$port" & py=$!
+for ((i = 0; i < 300; i++)); do
+	[ -n "$(ss -Hltn "sport = :$port")" ] && break
+	sleep 0.1
+done
 expect "rank 0's port already taken (rank 0 started twice)" 5 "rendezvous at 127\.0\.0\.1:[0-9]+: listen on .*: is rank 0 of this job .* already running" -- \
-	taken "$(free_port)"
+	timeout 30 "$tprun" --rendezvous 127.0.0.1:"$port" --rank 0 --world 2 "${gen[@]}" --connect-timeout 3
+kill $py 2>/dev/null
+wait $py 2>/dev/null
 
 tap_done
