@@ -273,12 +273,8 @@ void tp_mat_interleave(struct tp_mat *w)
 	char *data = (char *)w->data, *grp, *tmp;
 	int g, r;
 
-	/* Q8_0's rows4 reads its 4 rows in place (one block of 34 bytes
-	 * each, nothing to unpack): interleaved, prefill would pay
-	 * gather_rows' copy for nothing */
 	if (w->interleaved || !bb || !tp_kernels()->rows4[w->type] ||
-	    w->type == TP_Q8_0 || w->rows % 4 ||
-	    w->stride != tp_type_bytes(w->type, (size_t)w->cols))
+	    w->rows % 4 || w->stride != tp_type_bytes(w->type, (size_t)w->cols))
 		return;
 	nb = w->stride / bb;
 	tmp = tp_calloc(4, w->stride);
