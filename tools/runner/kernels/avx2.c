@@ -91,40 +91,6 @@ AVX2 static void name(const void *wv, const void *xv, size_t stride,	\
 	Q8_0_ROWS4_BODY(blk_t, quants, dot_s8)				\
 }
 DOT4_X_Q8_0(dot4_q8_0, struct tp_block_q8_0, q8_0_quants)
-/*
- * Four weight rows against one activation row (decoding), block by block
- * as Q8_0_ROWS4_BODY but with the rows on the weights' side: lane r adds
- * row r's terms (float)sumi * (d_w * d_x) in dot()'s order, as a vector,
- * so the four rows share one chain of additions where dot() has one each.
- */
-AVX2 static void rows4_q8_0(const void *wv, size_t wstride, size_t bstride,
-			    const void *xv, int n, float *out)
-{
-	const char *w = wv;
-	const struct tp_block_q8_0 *x = xv;
-	int nb = n / TP_QK, b, r;
-	__m128 s = _mm_setzero_ps();
-
-	for (b = 0; b < nb; b++) {
-		const struct tp_block_q8_0 *blk[4];
-		__m256i xq = _mm256_loadu_si256((const __m256i *)x[b].qs), v[4];
-
-		UNROLL for (r = 0; r < 4; r++)
-			blk[r] = (const void *)(w + r * wstride + b * bstride);
-		if (!(b & 3))
-			UNROLL for (r = 0; r < 4; r++)
-				prefetch_ahead(blk[r], 2);
-		UNROLL for (r = 0; r < 4; r++)
-			v[r] = dot_s8(_mm256_loadu_si256((const __m256i *)
-							 blk[r]->qs), xq);
-		s = _mm_add_ps(s, _mm_mul_ps(_mm_cvtepi32_ps(
-				hsum4_i32(v[0], v[1], v[2], v[3])),
-			_mm_mul_ps(_mm_setr_ps(h2f(blk[0]->d), h2f(blk[1]->d),
-					       h2f(blk[2]->d), h2f(blk[3]->d)),
-				   _mm_set1_ps(h2f(x[b].d)))));
-	}
-	_mm_storeu_ps(out, s);
-}
 DOT4_X_Q8_0(dot4_q4_0, struct tp_block_q4_0, q4_0_quants)
 DOT4_X_Q8_0(dot4_q5_0, struct tp_block_q5_0, q5_0_quants)
 
@@ -556,7 +522,6 @@ void tp_kernels_fill_avx2(struct tp_kernels *k)
 	k->dot4[TP_Q4_K] = dot4_q4_k;
 	k->dot4[TP_Q5_K] = dot4_q5_k;
 	k->dot4[TP_Q6_K] = dot4_q6_k;
-	k->rows4[TP_Q8_0] = rows4_q8_0;
 	k->rows4[TP_Q4_K] = rows4_q4_k;
 	k->rows4[TP_Q5_K] = rows4_q5_k;
 	k->rows4[TP_Q6_K] = rows4_q6_k;

@@ -159,7 +159,6 @@ static void unpack(enum tp_type t, const void *blk, int *q)
 size_t tp_quant_block_bytes(enum tp_type t)
 {
 	switch (t) {
-	case TP_Q8_0: return sizeof(struct tp_block_q8_0);
 	case TP_Q4_0: return sizeof(struct tp_block_q4_0);
 	case TP_Q4_1: return sizeof(struct tp_block_q4_1);
 	case TP_Q5_0: return sizeof(struct tp_block_q5_0);
