@@ -74,22 +74,22 @@ stage() {
 
 # Builds use every core (the guests have not started yet); kbuild and the
 # sub-makes share make's job slots.
-jobs=(-j"$(nproc)")
+build_jobs=(-j"$(nproc)")
 # What the first guest (the whole suite on 6.1) needs; the other builds
 # run beside it (below): until 2026-11-28 they came first, six minutes
 # with a core idle.
-stage "build (6.1)" "${make[@]}" "${jobs[@]}" all test-progs
+stage "build (6.1)" "${make[@]}" "${build_jobs[@]}" all test-progs
 # later_builds — the other kernels' modules and the Debian packages, for
 # the guests after the first (each waits for $gdir/built, see run_guest).
 later_builds() {
-	stage "build (6.12)" "${make[@]}" "${jobs[@]}" module-6.12
+	stage "build (6.12)" "${make[@]}" "${build_jobs[@]}" module-6.12
 	# The Debian packages, with lintian; a guest installs them below.
-	stage "debian packages" "${make[@]}" "${jobs[@]}" deb
+	stage "debian packages" "${make[@]}" "${build_jobs[@]}" deb
 	# The PREEMPT_RT flavours: the module and the test modules, in
 	# build/kmods/KVER, where run-vm.sh finds them when it boots that
 	# kernel.
 	for series in 6.1-rt 6.12-rt; do
-		stage "build ($series)" "${make[@]}" "${jobs[@]}" modules-for \
+		stage "build ($series)" "${make[@]}" "${build_jobs[@]}" modules-for \
 			FOR_KVER="$(tests/vm/run-vm.sh --kernel $series --print-kver)"
 	done
 	touch "$gdir/built"
