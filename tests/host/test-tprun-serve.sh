@@ -47,7 +47,7 @@ serve_stop
 # a port in use is a clear error
 # A rank lost while a request streams (issue 43): the stream ends with an
 # error naming it, a new request is answered 503 with the reason, the
-# server exits non-zero (within the 2 s it keeps answering 503).
+# server exits non-zero (after the 5 s it keeps answering 503).
 if serve_start "$tmp/lost.log" timeout 120 "$tprun" serve --model "$tmp/tiny.gguf" \
 	--local 2 --transport tcp --http 127.0.0.1:0 --slow-ms 20 --ctx 512 -v; then
 	curl -s -N -m 60 -o "$tmp/lost.stream" -H 'Content-Type: application/json' \
@@ -69,9 +69,9 @@ if serve_start "$tmp/lost.log" timeout 120 "$tprun" serve --model "$tmp/tiny.ggu
 	wait "$serve_pid"
 	rc=$?
 	t1=$(date +%s%N)
-	[ $rc != 0 ] && [ $(( (t1 - t0) / 1000000 )) -lt 5000 ] &&
+	[ $rc != 0 ] && [ $(( (t1 - t0) / 1000000 )) -lt 10000 ] &&
 		ok "the server exits $rc, $(( (t1 - t0) / 1000000 )) ms after the kill" ||
-		not_ok "the server exits non-zero within 5 s" "rc $rc after $(( (t1 - t0) / 1000000 )) ms"
+		not_ok "the server exits non-zero within 10 s" "rc $rc after $(( (t1 - t0) / 1000000 )) ms"
 else
 	not_ok "tprun serve --local 2 (rank lost) listens" "$(tail -5 "$tmp/lost.log")"
 fi

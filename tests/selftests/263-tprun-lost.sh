@@ -136,7 +136,7 @@ if serve_case serve; then
 		failed+=(serve-new)
 	fi
 	for r in 0 1; do
-		wait_for "pid_exited ${pids[r]}" 10 || { echo "FAIL serve: rank $r still runs"; failed+=(serve-exit); }
+		wait_for "pid_exited ${pids[r]}" 15 || { echo "FAIL serve: rank $r still runs"; failed+=(serve-exit); }
 	done
 	topo_kill KILL
 	wait 2>/dev/null || true

@@ -244,7 +244,7 @@ fail:
 }
 
 /* How long rank 0 answers 503 after it stopped, before it exits. */
-#define STOP_GRACE_MS 2000
+#define STOP_GRACE_MS 5000
 
 /*
  * Rank 0 stops serving: every request waiting or running, and every new
