@@ -121,8 +121,13 @@ void tbr_net_qp_destroy(struct tbr_qp *qp)
 		return;
 	tbr_net_tomb_add(qp);
 	timer_delete_sync(&net->req.timer);
-	/* Only the receive path starts it, and no frame finds the QP now. */
-	tbr_net_ack_cancel(&net->resp);
+	/*
+	 * Only the receive path starts it, and no frame finds the QP now:
+	 * stopped, it stays stopped.  An ACK it held back goes out now, for
+	 * the peer's last requests, which were executed.
+	 */
+	hrtimer_cancel(&net->resp.ack_timer);
+	tbr_net_ack_flush(qp);
 	spin_lock_bh(&net->req.lock);
 	tbr_net_req_drop(&net->req);
 	spin_unlock_bh(&net->req.lock);

@@ -111,9 +111,9 @@ void tbr_net_ack_timer_init(struct tbr_net_resp *rs)
 }
 
 /*
- * The QP is in error: what we executed is acknowledged now, not after the
- * delay (the peer learns what arrived, as it did before the delay).  May
- * run again; any context.
+ * The QP is in error or being destroyed: what we executed is acknowledged
+ * now, not after the delay (the peer learns what arrived, as it did
+ * before the delay).  May run again; any context.
  */
 void tbr_net_ack_flush(struct tbr_qp *qp)
 {
@@ -125,7 +125,7 @@ void tbr_net_ack_flush(struct tbr_qp *qp)
 		tbr_net_send_ack(qp, TBR_SYN_ACK, psn);
 }
 
-/* Reset and destroy: nothing is owed and the timer is not running. */
+/* Reset: nothing is owed, and the timer is not running. */
 void tbr_net_ack_cancel(struct tbr_net_resp *rs)
 {
 	atomic_set(&rs->ack_owed, 0);
