@@ -143,7 +143,10 @@ static void tbr_net_ack_now(struct tbr_qp *qp, u32 psn)
  * @psn was executed in order.  The ACK is owed; it goes out at once
  * every TBR_NET_ACK_EVERY requests, after the delay when the requester
  * asked for it (@ack_req), and otherwise on whichever comes first: one
- * of those, or a request of ours carrying it.  Under rs->lock.
+ * of those, or a request of ours carrying it.  A second ask while one is
+ * held back is answered at once: that is a stream, whose requester asks
+ * as its window fills (net_req_tx.c), not a ping-pong, where our reply
+ * comes between two asks.  Under rs->lock.
  */
 static void tbr_net_ack_owe(struct tbr_qp *qp, u32 psn, bool ack_req)
 {
@@ -154,14 +157,15 @@ static void tbr_net_ack_owe(struct tbr_qp *qp, u32 psn, bool ack_req)
 	/* Nothing owed: an ACK went out since, count from here. */
 	if (!atomic_read(&rs->ack_owed))
 		rs->unacked = 0;
-	if (++rs->unacked >= TBR_NET_ACK_EVERY || (ack_req && !us)) {
+	if (++rs->unacked >= TBR_NET_ACK_EVERY ||
+	    (ack_req && (!us || hrtimer_is_queued(&rs->ack_timer)))) {
 		rs->unacked = 0;
+		hrtimer_try_to_cancel(&rs->ack_timer);
 		tbr_net_ack_now(qp, psn);
 		return;
 	}
 	atomic_set(&rs->ack_owed, TBR_NET_ACK_OWED | psn);
-	/* The first owed ACK bounds the wait; later ones do not extend it. */
-	if (ack_req && !hrtimer_is_queued(&rs->ack_timer))
+	if (ack_req)
 		hrtimer_start(&rs->ack_timer, ns_to_ktime((u64)us * NSEC_PER_USEC),
 			      HRTIMER_MODE_REL_SOFT);
 }
