@@ -371,7 +371,7 @@ void tbr_net_req_rx_piggy(struct tbr_qp *qp, const struct tbr_wire_hdr *hdr)
 		tbr_count(qp->tdev, TBR_CNT_PIGGY_ACKS_IGNORED, 1);
 		return;
 	}
-	/* The responder counted it as stale already. */
+	/* A stale frame, of an earlier peer: the responder counts it. */
 	if ((be32_to_cpu(hdr->src_qpn) & TBR_PSN_MASK) != READ_ONCE(qp->dest_qpn))
 		return;
 	spin_lock(&rq->lock);

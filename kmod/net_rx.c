@@ -86,10 +86,17 @@ static void tbr_net_rx_frame(struct tbr_dev *tdev, struct sk_buff *skb)
 			tbr_peer_seen(tdev, eth_hdr(skb)->h_source,
 				      skb->len + ETH_HLEN);
 		if (tbr_wire_is_request(hdr->opcode)) {
-			tbr_net_resp_rx(qp, skb, hdr, hdr_len);
-			/* After the request: what it lets us send carries its ACK. */
+			/*
+			 * The ACK a request carries first: it answers our
+			 * requests, which came before this one, and their
+			 * completions come before this one's, as they would
+			 * after an ACK frame.  Applications count on that
+			 * order: perftest's latency tests with events wait on
+			 * one channel for the send's event, then the receive's.
+			 */
 			if (hdr->flags & TBR_WF_ACK_PSN)
 				tbr_net_req_rx_piggy(qp, hdr);
+			tbr_net_resp_rx(qp, skb, hdr, hdr_len);
 		} else {
 			tbr_net_req_rx(qp, skb, hdr, hdr_len);
 		}
