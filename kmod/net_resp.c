@@ -8,7 +8,7 @@
  * is rx.c's, frame by frame.  Softirq context.
  *
  * The ACK a requester asks for at the end of a burst is held back for
- * ack_delay_us (a soft hrtimer): in a ping-pong our own requester sends
+ * ack_delay_us if set (a soft hrtimer): in a ping-pong our own requester sends
  * a request moments later, and that frame carries the ACK
  * (TBR_WF_ACK_PSN) instead of a frame of its own.  Under emulation every
  * frame costs 100-200 us of CPU.  NAKs, READ and atomic responses, the
@@ -19,7 +19,13 @@
 
 #include "net.h"
 
-static unsigned int tbr_ack_delay_us = 200;
+/*
+ * Off by default: in the two-guest benchmark 200 us brought RC's
+ * ping-pong from 1.59x to 1.38x UC's, but on a loaded host the held-back
+ * ACKs came late enough for retransmits on a loss-free cable (17 and 29
+ * in two runs, 0 with 0).  Documentation/wire-protocol.md.
+ */
+static unsigned int tbr_ack_delay_us;
 module_param_named(ack_delay_us, tbr_ack_delay_us, uint, 0644);
 MODULE_PARM_DESC(ack_delay_us,
 		 "How long an RC responder holds an asked-for ACK back for a request of its own to carry it, in us (0: never; at most 1000)");
