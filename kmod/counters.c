@@ -29,6 +29,9 @@ static const struct rdma_stat_desc tbr_counter_descs[TBR_NUM_COUNTERS] = {
 	[TBR_CNT_REMOTE_INV].name = "remote_inv",
 	[TBR_CNT_RESPONSE_GAPS].name = "response_gaps",
 	[TBR_CNT_EARLY_PROBES].name = "early_probes",
+	[TBR_CNT_ACKS_PIGGYBACKED].name = "acks_piggybacked",
+	[TBR_CNT_ACKS_DELAYED].name = "acks_delayed",
+	[TBR_CNT_PIGGY_ACKS_IGNORED].name = "piggy_acks_ignored",
 };
 
 int tbr_counters_init(struct tbr_dev *tdev)

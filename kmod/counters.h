@@ -31,6 +31,9 @@ enum tbr_counter {
 	TBR_CNT_REMOTE_INV,		/* keys a peer's SEND_WITH_INV invalidated */
 	TBR_CNT_RESPONSE_GAPS,		/* lost READ/atomic answers asked for at once */
 	TBR_CNT_EARLY_PROBES,		/* quiet for 1/8 of the timeout: asked early */
+	TBR_CNT_ACKS_PIGGYBACKED,	/* ACKs our requests carried (TBR_WF_ACK_PSN) */
+	TBR_CNT_ACKS_DELAYED,		/* ACKs held back, then sent alone */
+	TBR_CNT_PIGGY_ACKS_IGNORED,	/* carried ACKs outside what we had in flight */
 	TBR_NUM_COUNTERS
 };
 

@@ -11,6 +11,7 @@
 #ifndef TBRDMA_NET_H
 #define TBRDMA_NET_H
 
+#include <linux/hrtimer.h>
 #include <linux/timer.h>
 
 #include "msg.h"
@@ -21,6 +22,7 @@
 #define TBR_NET_WINDOW		16	/* RC WQEs in flight per QP, a power of 2 */
 #define TBR_NET_FRAME_WINDOW	64	/* RC frames sent and not yet acknowledged */
 #define TBR_NET_ACK_EVERY	16	/* the responder ACKs at least this often */
+#define TBR_NET_ACK_DELAY_MAX_US 1000	/* the longest an ACK is held back */
 #define TBR_NET_PROBE_DIV	8	/* probe early after timeout / this of quiet */
 #define TBR_NET_READ_CHUNK	64	/* READ response frames one request asks for */
 #define TBR_NET_REPLAY		16	/* atomic results kept for duplicates */
@@ -95,7 +97,20 @@ struct tbr_read_seen {
 	bool valid;
 };
 
+/* tbr_net_resp.ack_owed: an ACK for the PSN in the low 24 bits is owed. */
+#define TBR_NET_ACK_OWED	BIT(24)
+
 struct tbr_net_resp {
+	/*
+	 * The ACK owed for requests executed in order and not yet
+	 * acknowledged: TBR_NET_ACK_OWED | the PSN, or 0.  Set by the
+	 * responder (under its lock); taken by whichever sends it first,
+	 * the requester on a request frame (under its own lock) or
+	 * ack_timer, hence atomic.
+	 */
+	atomic_t ack_owed;
+	struct hrtimer ack_timer;	/* sends an owed ACK nobody carried */
+	struct tbr_qp *qp;
 	spinlock_t lock;		/* everything below; frames of one QP in order */
 	bool started;			/* RTR was reached: epsn means something */
 	u32 epsn;			/* the PSN expected next */
@@ -152,6 +167,7 @@ struct tbr_frame {
 			};
 		} x;
 	} ext;
+	struct tbr_wire_piggy piggy;	/* sent after ext with TBR_WF_ACK_PSN */
 	const u8 *dmac;
 	const struct tbr_sgl *pay;	/* NULL: no payload */
 	u64 pay_off;
@@ -175,11 +191,16 @@ const u8 *tbr_net_peer_mac(struct tbr_qp *qp);
 void tbr_net_resp_rx(struct tbr_qp *qp, const struct sk_buff *skb,
 		     const struct tbr_wire_hdr *hdr, unsigned int hdr_len);
 void tbr_net_send_ack(struct tbr_qp *qp, u8 syndrome, u32 psn);
+void tbr_net_ack_timer_init(struct tbr_net_resp *rs);
+bool tbr_net_ack_carry(struct tbr_qp *qp, u32 *psn);
+void tbr_net_ack_flush(struct tbr_qp *qp);
+void tbr_net_ack_cancel(struct tbr_net_resp *rs);
 
 /* net_req.c */
 void tbr_net_req_process(struct tbr_qp *qp);
 void tbr_net_req_rx(struct tbr_qp *qp, const struct sk_buff *skb,
 		    const struct tbr_wire_hdr *hdr, unsigned int hdr_len);
+void tbr_net_req_rx_piggy(struct tbr_qp *qp, const struct tbr_wire_hdr *hdr);
 void tbr_net_req_timeout(struct timer_list *t);
 void tbr_net_req_rnr_over(struct tbr_qp *qp);
 enum tbr_resp tbr_net_send_unreliable(struct tbr_qp *qp, u32 dst_qpn,

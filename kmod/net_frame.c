@@ -47,11 +47,17 @@ const u8 *tbr_net_peer_mac(struct tbr_qp *qp)
 	return qp->av.roce.dmac;
 }
 
-/* Payload bytes one frame of @opcode carries on this device's netdev. */
+/*
+ * Payload bytes one frame of @opcode carries on this device's netdev.  A
+ * request that may carry a piggybacked ACK keeps room for it, so that any
+ * of its frames can, resent or not.
+ */
 u32 tbr_net_max_payload(struct tbr_dev *tdev, u8 opcode, u8 transport)
 {
 	u32 mtu = READ_ONCE(tdev->ndev->mtu);
-	u32 hdr = tbr_wire_hdr_len(opcode, transport);
+	u32 hdr = tbr_wire_hdr_len(opcode, transport,
+				   tbr_wire_may_piggy(opcode, transport) ?
+				   TBR_WF_ACK_PSN : 0);
 
 	return mtu > hdr ? mtu - hdr : 0;
 }
@@ -192,11 +198,21 @@ static __wsum tbr_frame_copy_payload(u8 *to, const struct tbr_frame *f,
 	return csum;
 }
 
+/* The headers into a new frame: the piggybacked ACK after the others. */
+static void tbr_frame_put_headers(struct sk_buff *skb, const struct tbr_frame *f)
+{
+	skb_put_data(skb, f, tbr_wire_op_hdr_len(f->hdr.opcode,
+						 f->hdr.transport));
+	if (f->hdr.flags & TBR_WF_ACK_PSN)
+		skb_put_data(skb, &f->piggy, sizeof(f->piggy));
+}
+
 /* Every frame in the protocol goes out here.  Any context. */
 int tbr_net_xmit(struct tbr_dev *tdev, struct tbr_frame *f)
 {
 	struct net_device *ndev = tdev->ndev;
-	unsigned int hdr_len = tbr_wire_hdr_len(f->hdr.opcode, f->hdr.transport);
+	unsigned int hdr_len = tbr_wire_hdr_len(f->hdr.opcode, f->hdr.transport,
+						f->hdr.flags);
 	bool paged = f->pay_len > TBR_NET_COPYBREAK && !f->snapshot &&
 		     (ndev->features & NETIF_F_SG);
 	bool to_self = ether_addr_equal(f->dmac, ndev->dev_addr);
@@ -220,7 +236,7 @@ int tbr_net_xmit(struct tbr_dev *tdev, struct tbr_frame *f)
 		return -ENOMEM;
 	skb_reserve(skb, room);
 	skb_reset_network_header(skb);
-	skb_put_data(skb, f, hdr_len);
+	tbr_frame_put_headers(skb, f);
 	if (paged && !tbr_frame_add_frags(skb, f)) {
 		/* Too many pieces for one skb: copy instead. */
 		kfree_skb(skb);
@@ -230,7 +246,7 @@ int tbr_net_xmit(struct tbr_dev *tdev, struct tbr_frame *f)
 			return -ENOMEM;
 		skb_reserve(skb, room);
 		skb_reset_network_header(skb);
-		skb_put_data(skb, f, hdr_len);
+		tbr_frame_put_headers(skb, f);
 		paged = false;
 	}
 	/*

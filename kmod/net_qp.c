@@ -29,7 +29,9 @@ int tbr_net_qp_create(struct tbr_qp *qp)
 	spin_lock_init(&net->req.lock);
 	spin_lock_init(&net->resp.lock);
 	net->req.qp = qp;
+	net->resp.qp = qp;
 	timer_setup(&net->req.timer, tbr_net_req_timeout, 0);
+	tbr_net_ack_timer_init(&net->resp);
 	qp->net = net;
 	return 0;
 }
@@ -119,6 +121,13 @@ void tbr_net_qp_destroy(struct tbr_qp *qp)
 		return;
 	tbr_net_tomb_add(qp);
 	timer_delete_sync(&net->req.timer);
+	/*
+	 * Only the receive path starts it, and no frame finds the QP now:
+	 * stopped, it stays stopped.  An ACK it held back goes out now, for
+	 * the peer's last requests, which were executed.
+	 */
+	hrtimer_cancel(&net->resp.ack_timer);
+	tbr_net_ack_flush(qp);
 	spin_lock_bh(&net->req.lock);
 	tbr_net_req_drop(&net->req);
 	spin_unlock_bh(&net->req.lock);
@@ -146,6 +155,8 @@ void tbr_net_qp_start(struct tbr_qp *qp, enum ib_qp_state next)
 		net->req.timing = false;
 		spin_unlock_bh(&net->req.lock);
 		tbr_net_cont_drop(net);
+		/* RESET executes nothing, so nothing starts the timer again. */
+		tbr_net_ack_cancel(&net->resp);
 		break;
 	case IB_QPS_RTR:
 		spin_lock_bh(&net->resp.lock);
@@ -153,6 +164,7 @@ void tbr_net_qp_start(struct tbr_qp *qp, enum ib_qp_state next)
 		net->resp.epsn = qp->rq_psn;
 		net->resp.nak_sent = false;
 		net->resp.unacked = 0;
+		atomic_set(&net->resp.ack_owed, 0);
 		memset(net->resp.replay, 0, sizeof(net->resp.replay));
 		memset(net->resp.reads, 0, sizeof(net->resp.reads));
 		spin_unlock_bh(&net->resp.lock);
@@ -202,13 +214,18 @@ void tbr_net_srq_gone(struct tbr_dev *tdev, struct tbr_srq *srq)
 	}
 }
 
-/* In error: a SEND half received completes as flushed.  Process context. */
+/*
+ * In error: a SEND half received completes as flushed, and an ACK held
+ * back goes out now.  Process context.
+ */
 void tbr_net_qp_error(struct tbr_qp *qp)
 {
 	struct tbr_net_qp *net = qp->net;
 
 	if (!net)
 		return;
+	if (tbr_qp_is_reliable(qp))
+		tbr_net_ack_flush(qp);
 	spin_lock_bh(&net->resp.lock);
 	tbr_rx_cont_flush(qp, &net->resp.cont);
 	spin_unlock_bh(&net->resp.lock);

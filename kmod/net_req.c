@@ -332,6 +332,67 @@ bad:
 	tbr_count(qp->tdev, TBR_CNT_RX_BAD_FRAMES, 1);
 }
 
+/*
+ * An ACK or NAK for @psn: from an ACK frame, or an ACK a request carried
+ * (tbr_net_req_rx_piggy()).  Under rq->lock.
+ */
+static void tbr_req_on_ack(struct tbr_qp *qp, const struct tbr_wire_ack *ack,
+			   u32 psn)
+{
+	struct tbr_net_req *rq = &qp->net->req;
+
+	tbr_req_rx_ack(qp, ack, psn);
+	/* Only what we sent can be answered (a forged ACK is not). */
+	if (ack->syndrome == TBR_SYN_ACK &&
+	    !tbr_psn_before(rq->sent_high, tbr_psn_add(psn, 1)))
+		tbr_req_resume_answers(qp, tbr_psn_add(psn, 1));
+	else if (ack->syndrome == TBR_SYN_NAK_SEQ &&
+		 !tbr_psn_before(rq->sent_high, psn))
+		tbr_req_resume_answers(qp, psn);
+}
+
+/*
+ * A request from our peer carried an ACK (TBR_WF_ACK_PSN): the same as an
+ * ACK frame for its PSN, if that acknowledges something we have in flight.
+ * One that acknowledges nothing new is no answer to a probe, as an ACK
+ * frame would be, and is passed over; one outside what we sent is forged
+ * or far out of date, and counted.
+ */
+void tbr_net_req_rx_piggy(struct tbr_qp *qp, const struct tbr_wire_hdr *hdr)
+{
+	static const struct tbr_wire_ack ack = { .syndrome = TBR_SYN_ACK };
+	struct tbr_net_req *rq = &qp->net->req;
+	u32 psn = be32_to_cpu(tbr_wire_piggy_of(hdr)->ack_psn) & TBR_PSN_MASK;
+	u32 next = tbr_psn_add(psn, 1);
+	enum ib_qp_state state;
+
+	/* Requests reach XRC targets, which send none to be acknowledged. */
+	if (qp->ibqp.qp_type != IB_QPT_RC) {
+		tbr_count(qp->tdev, TBR_CNT_PIGGY_ACKS_IGNORED, 1);
+		return;
+	}
+	/* A stale frame, of an earlier peer: the responder counts it. */
+	if ((be32_to_cpu(hdr->src_qpn) & TBR_PSN_MASK) != READ_ONCE(qp->dest_qpn))
+		return;
+	spin_lock(&rq->lock);
+	state = READ_ONCE(qp->state);
+	if (state != IB_QPS_RTS && state != IB_QPS_SQD)
+		goto out;
+	if (next == rq->acked_psn)
+		goto out;
+	if (tbr_psn_before(next, rq->acked_psn) ||
+	    tbr_psn_before(rq->sent_high, next)) {
+		tbr_count(qp->tdev, TBR_CNT_PIGGY_ACKS_IGNORED, 1);
+		goto out;
+	}
+	tbr_req_on_ack(qp, &ack, psn);
+	tbr_req_advance(qp);
+	if (rq->send_due)
+		tbr_req_kick(qp);
+out:
+	spin_unlock(&rq->lock);
+}
+
 void tbr_net_req_rx(struct tbr_qp *qp, const struct sk_buff *skb,
 		    const struct tbr_wire_hdr *hdr, unsigned int hdr_len)
 {
@@ -354,16 +415,7 @@ void tbr_net_req_rx(struct tbr_qp *qp, const struct sk_buff *skb,
 	if (state != IB_QPS_RTS && state != IB_QPS_SQD)
 		goto out;
 	if (hdr->opcode == TBR_OP_ACK) {
-		const struct tbr_wire_ack *ack = tbr_wire_op_ext(hdr);
-
-		tbr_req_rx_ack(qp, ack, psn);
-		/* Only what we sent can be answered (a forged ACK is not). */
-		if (ack->syndrome == TBR_SYN_ACK &&
-		    !tbr_psn_before(rq->sent_high, tbr_psn_add(psn, 1)))
-			tbr_req_resume_answers(qp, tbr_psn_add(psn, 1));
-		else if (ack->syndrome == TBR_SYN_NAK_SEQ &&
-			 !tbr_psn_before(rq->sent_high, psn))
-			tbr_req_resume_answers(qp, psn);
+		tbr_req_on_ack(qp, tbr_wire_op_ext(hdr), psn);
 	} else {
 		e = tbr_req_find(rq, psn);
 		/* None: a late answer to something completed; ignore it. */

@@ -34,7 +34,14 @@ void tbr_req_arm(struct tbr_qp *qp)
 	if (!rq->timing)
 		return;
 	us = min(us, 60ULL * USEC_PER_SEC);
-	span = usecs_to_jiffies(us);
+	/*
+	 * Two ticks at least: a deadline one tick away may end at the next
+	 * tick, microseconds from now, and the responder may hold its ACK
+	 * back for up to TBR_NET_ACK_DELAY_MAX_US (net_resp.c), a tick at
+	 * HZ=1000.  The early probe is a tick more than its wait, so two
+	 * ticks too.
+	 */
+	span = max(usecs_to_jiffies(us), 2UL);
 	rq->deadline = jiffies + span;
 	probe_us = tbr_rtt_probe_us(&rq->rtt, us);
 	rq->probe_span = probe_us >= us ? span :

@@ -151,7 +151,7 @@ static u32 tbr_req_transmit(struct tbr_qp *qp, struct tbr_inflight *e, u32 psn)
 		.rkey = e->rkey,
 	};
 	struct tbr_frame f;
-	u32 frame_psn, next;
+	u32 frame_psn, next, ack_psn;
 	bool again;
 
 	tbr_net_frame_init(&f, qp, tbr_wire_opcode(e->opcode),
@@ -172,6 +172,11 @@ static u32 tbr_req_transmit(struct tbr_qp *qp, struct tbr_inflight *e, u32 psn)
 	}
 	if (rq->probing)
 		f.hdr.flags |= TBR_WF_ACK_REQ;
+	/* Our responder owes the peer an ACK: this frame carries it. */
+	if (tbr_net_ack_carry(qp, &ack_psn)) {
+		f.hdr.flags |= TBR_WF_ACK_PSN;
+		f.piggy.ack_psn = cpu_to_be32(ack_psn);
+	}
 	frame_psn = be32_to_cpu(f.hdr.psn);
 	again = tbr_psn_before(frame_psn, rq->sent_high);
 	if (again)

@@ -43,7 +43,7 @@ static void tbr_net_rx_frame(struct tbr_dev *tdev, struct sk_buff *skb)
 				     TBR_WIRE_VERSION);
 		return tbr_net_bad(tdev, "version");
 	}
-	hdr_len = tbr_wire_hdr_len(hdr->opcode, hdr->transport);
+	hdr_len = tbr_wire_hdr_len(hdr->opcode, hdr->transport, hdr->flags);
 	if (!hdr_len || hdr->transport > TBR_TRANSPORT_XRC)
 		return tbr_net_bad(tdev, "opcode");
 	if (!pskb_may_pull(skb, hdr_len))
@@ -85,10 +85,21 @@ static void tbr_net_rx_frame(struct tbr_dev *tdev, struct sk_buff *skb)
 				      skb->dev->dev_addr))
 			tbr_peer_seen(tdev, eth_hdr(skb)->h_source,
 				      skb->len + ETH_HLEN);
-		if (tbr_wire_is_request(hdr->opcode))
+		if (tbr_wire_is_request(hdr->opcode)) {
+			/*
+			 * The ACK a request carries first: it answers our
+			 * requests, which came before this one, and their
+			 * completions come before this one's, as they would
+			 * after an ACK frame.  Applications count on that
+			 * order: perftest's latency tests with events wait on
+			 * one channel for the send's event, then the receive's.
+			 */
+			if (hdr->flags & TBR_WF_ACK_PSN)
+				tbr_net_req_rx_piggy(qp, hdr);
 			tbr_net_resp_rx(qp, skb, hdr, hdr_len);
-		else
+		} else {
 			tbr_net_req_rx(qp, skb, hdr, hdr_len);
+		}
 	}
 	tbr_qp_put(qp);
 }

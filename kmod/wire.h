@@ -11,6 +11,7 @@
  *                                struct tbr_wire_read  (READ_REQUEST)
  *                                struct tbr_wire_atomic (CMP_SWAP, FETCH_ADD)
  *                                struct tbr_wire_ack   (ACK)
+ *   struct tbr_wire_piggy        requests of RC/XRC with TBR_WF_ACK_PSN
  *   payload (pay_len bytes)
  *
  * Only this header's first two bytes are fixed for all versions: a frame
@@ -24,8 +25,11 @@
 
 /* IEEE 802 Local Experimental EtherType 1. */
 #define TBR_ETH_P		0x88B5
-/* 2: the checksum is the Internet checksum (1 carried XXH64). */
-#define TBR_WIRE_VERSION	2
+/*
+ * 3: a request may carry its sender's ACK (TBR_WF_ACK_PSN); 2: the
+ * checksum is the Internet checksum (1 carried XXH64).
+ */
+#define TBR_WIRE_VERSION	3
 
 enum tbr_wire_opcode {
 	/* requests: requester -> responder */
@@ -57,6 +61,7 @@ enum tbr_wire_transport {
 #define TBR_WF_ACK_REQ		0x04	/* answer with an ACK now */
 #define TBR_WF_SOLICITED	0x08	/* solicited event at the receiver */
 #define TBR_WF_CSUM		0x10	/* csum holds the frame's checksum */
+#define TBR_WF_ACK_PSN		0x20	/* a struct tbr_wire_piggy follows */
 
 /* PSNs are 24 bits, as in InfiniBand. */
 #define TBR_PSN_MASK		0xffffff
@@ -118,9 +123,27 @@ struct tbr_wire_ack {
 	__be32 reserved2;
 } __packed;
 
+/*
+ * A request of RC or XRC with TBR_WF_ACK_PSN carries an ACK for the other
+ * direction: its sender's responder has executed every PSN up to ack_psn
+ * from the receiver's requester, exactly what an ACK frame with syndrome
+ * TBR_SYN_ACK for ack_psn says.  It saves that frame in a ping-pong.
+ */
+struct tbr_wire_piggy {
+	__be32 ack_psn;		/* low 24 bits */
+	__be32 reserved;
+} __packed;
+
 static inline bool tbr_wire_is_request(u8 opcode)
 {
 	return opcode >= TBR_OP_SEND && opcode <= TBR_OP_ATOMIC_WRITE;
+}
+
+/* May a frame of @opcode and @transport carry TBR_WF_ACK_PSN? */
+static inline bool tbr_wire_may_piggy(u8 opcode, u8 transport)
+{
+	return tbr_wire_is_request(opcode) &&
+	       (transport == TBR_TRANSPORT_RC || transport == TBR_TRANSPORT_XRC);
 }
 
 /* Bytes of the XRC extension after the header (requests of XRC only). */
@@ -130,8 +153,8 @@ static inline unsigned int tbr_wire_xrc_len(u8 opcode, u8 transport)
 	       sizeof(struct tbr_wire_xrc) : 0;
 }
 
-/* Bytes of headers before the payload; 0 for an opcode we do not know. */
-static inline unsigned int tbr_wire_hdr_len(u8 opcode, u8 transport)
+/* Bytes of the header and the extension by opcode; 0: unknown opcode. */
+static inline unsigned int tbr_wire_op_hdr_len(u8 opcode, u8 transport)
 {
 	unsigned int len = sizeof(struct tbr_wire_hdr) +
 			   tbr_wire_xrc_len(opcode, transport);
@@ -161,6 +184,28 @@ static inline unsigned int tbr_wire_hdr_len(u8 opcode, u8 transport)
 	}
 }
 
+/*
+ * Bytes of headers before the payload, @flags' TBR_WF_ACK_PSN included;
+ * 0 for an opcode we do not know, or the flag where it may not be.
+ */
+static inline unsigned int tbr_wire_hdr_len(u8 opcode, u8 transport, u8 flags)
+{
+	unsigned int len = tbr_wire_op_hdr_len(opcode, transport);
+
+	if (!(flags & TBR_WF_ACK_PSN) || !len)
+		return len;
+	return tbr_wire_may_piggy(opcode, transport) ?
+	       len + sizeof(struct tbr_wire_piggy) : 0;
+}
+
+/* The piggybacked ACK of a frame with TBR_WF_ACK_PSN, after the others. */
+static inline const struct tbr_wire_piggy *
+tbr_wire_piggy_of(const struct tbr_wire_hdr *hdr)
+{
+	return (const void *)((const u8 *)hdr +
+			      tbr_wire_op_hdr_len(hdr->opcode, hdr->transport));
+}
+
 /* The extension by opcode of a frame: after the XRC one, if any. */
 static inline const void *tbr_wire_op_ext(const struct tbr_wire_hdr *hdr)
 {
@@ -171,6 +216,6 @@ static inline const void *tbr_wire_op_ext(const struct tbr_wire_hdr *hdr)
 /* The largest header must fit the budget the path MTU is computed with. */
 static_assert(sizeof(struct tbr_wire_hdr) + sizeof(struct tbr_wire_ud) <= 128);
 static_assert(sizeof(struct tbr_wire_hdr) + sizeof(struct tbr_wire_xrc) +
-	      sizeof(struct tbr_wire_atomic) <= 128);
+	      sizeof(struct tbr_wire_atomic) + sizeof(struct tbr_wire_piggy) <= 128);
 
 #endif /* TBRDMA_WIRE_H */

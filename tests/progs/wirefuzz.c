@@ -55,7 +55,7 @@
 
 /* ---- the documented frame layout ---- */
 #define ETH_P_TBR	0x88B5
-#define WIRE_VERSION	2
+#define WIRE_VERSION	3
 #define HDR_LEN		48
 #define ETH_LEN		14
 
@@ -69,6 +69,9 @@ enum { TR_RC, TR_UC, TR_UD };
 #define WF_ACK_REQ	0x04
 #define WF_SOLICITED	0x08
 #define WF_CSUM		0x10
+#define WF_ACK_PSN	0x20	/* requests of RC/XRC: an 8-byte piggybacked ACK follows */
+#define PIGGY_LEN	8
+#define TR_XRC		3
 
 /* Field offsets in the 48-byte header (big-endian). */
 #define O_VERSION	0
@@ -100,6 +103,23 @@ static int ext_len(int op, int tr)
 	case OP_ACK: return 8;
 	default: return -1;
 	}
+}
+
+/*
+ * Bytes after the header of the frame at F: the extension by opcode and a
+ * piggybacked ACK (WF_ACK_PSN, after it); -1 where the receiver drops the
+ * frame for its opcode or flags.
+ */
+static int frame_ext_len(const uint8_t *f)
+{
+	int op = f[ETH_LEN + O_OPCODE], tr = f[ETH_LEN + O_TRANSPORT];
+	int ext = ext_len(op, tr);
+
+	if (ext < 0 || !(f[ETH_LEN + O_FLAGS] & WF_ACK_PSN))
+		return ext;
+	if (op < OP_SEND || op > OP_ATOMIC_WRITE || (tr != TR_RC && tr != TR_XRC))
+		return -1;
+	return ext + PIGGY_LEN;
 }
 
 /*
@@ -226,7 +246,7 @@ static uint32_t huge32(void)
  */
 static void set_csum(uint8_t *f, int len)
 {
-	int ext = ext_len(f[ETH_LEN + O_OPCODE], f[ETH_LEN + O_TRANSPORT]);
+	int ext = frame_ext_len(f);
 	uint64_t n = (uint64_t)HDR_LEN + (ext < 0 ? 0 : ext) + get32(f, O_PAY_LEN);
 
 	if (n > (uint64_t)(len - ETH_LEN))
@@ -594,7 +614,8 @@ static struct victim *pick_victim(int own)
  * the victim, at PSNs around the one it really sent last (from a captured
  * frame): ACKs for PSNs it never sent or long ago, sequence NAKs that make
  * it go back again and again, RNR NAKs with any timer, error NAKs, and
- * READ and atomic answers with lying PSNs, lengths and offsets.  All but
+ * READ and atomic answers with lying PSNs, lengths and offsets, requests
+ * carrying ACKs (WF_ACK_PSN) for the same lying PSNs.  All but
  * the last go out here; the last is left in F.  Without such a victim: an
  * ack-syndrome frame.
  */
@@ -608,8 +629,27 @@ static int gen_retx(uint8_t *f, unsigned long *extra)
 	retx_aimed++;
 	for (int i = 0; i < n; i++) {
 		uint32_t psn = v->req_psn + (chance(50) ? rn(8) : rn(256) - 128);
-		int k = rn(10);
+		int k = rn(12);
 
+		if (k >= 10) {
+			/*
+			 * A request carrying a piggybacked ACK for PSN: the
+			 * requester must take it as that ACK, or ignore it.
+			 * The request itself at any PSN.
+			 */
+			len = build(f, OP_WRITE, TR_RC, v->qpn, v->peer, 0);
+			put32(f, HDR_LEN, psn & 0xffffff);
+			put32(f, HDR_LEN + 4, 0);
+			len += PIGGY_LEN;
+			put8(f, O_FLAGS, f[ETH_LEN + O_FLAGS] | WF_ACK_PSN);
+			put32(f, O_PSN, rn(1 << 24));
+			if (no_csum_ok && chance(50))
+				put8(f, O_FLAGS, f[ETH_LEN + O_FLAGS] & ~WF_CSUM);
+			fix_csum(f, len);
+			if (i < n - 1 && send(sock, f, len, 0) == len)
+				(*extra)++;
+			continue;
+		}
 		if (k < 6) {
 			static const uint8_t syn[6] = { 0, 2, 2, 1, 0, 2 };	/* ACK, NAK_SEQ, RNR */
 
@@ -759,7 +799,7 @@ static void capture(int wait_ms)
 		 * has none yet.
 		 */
 		if (buf[ETH_LEN + O_FLAGS] & WF_CSUM && !get32(buf, O_PAY_LEN)) {
-			int hl = ext_len(buf[ETH_LEN + O_OPCODE], buf[ETH_LEN + O_TRANSPORT]);
+			int hl = frame_ext_len(buf);
 			uint32_t pay = get32(buf, O_PAY_LEN);
 
 			if (!summed) {

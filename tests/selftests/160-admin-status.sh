@@ -44,7 +44,8 @@ assert all(g["type"] == "RoCE v2" and g["netdev"] == "lo" for g in d["gids"]), d
 names = ("tx_packets tx_bytes rx_packets rx_bytes tx_ops rx_ops retransmits "
          "duplicate_requests out_of_sequence rnr_nak_sent rnr_nak_received "
          "ack_timeouts rx_bad_frames rx_stale_frames rx_checksum_errors "
-         "fast_reg local_inv remote_inv response_gaps early_probes").split()
+         "fast_reg local_inv remote_inv response_gaps early_probes "
+         "acks_piggybacked acks_delayed piggy_acks_ignored").split()
 assert sorted(d["counters"]) == sorted(names), d["counters"]
 assert d["peers"] == [] and d["thunderbolt"] is None and d["warnings"] == [], d
 assert s["provider"]["found"] is True, s["provider"]
