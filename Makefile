@@ -175,13 +175,16 @@ llama-ref-full: runner
 
 # The compute table alone (tprun against llama.cpp, host only); that of
 # the weight types of issues 41 and 42.
-.PHONY: bench-compute bench-compute-types bench-compute-moe
+.PHONY: bench-compute bench-compute-types bench-compute-moe bench-compute-giants
 bench-compute: runner
 	tests/llama-ref/bench-compute.sh
 bench-compute-types: runner
 	tests/llama-ref/bench-compute.sh --shapes small --types newer --threads 1
 bench-compute-moe: runner
 	tests/llama-ref/bench-compute.sh --shapes 'qwen3moe glm4moe' --types 'q8_0 q4_k'
+bench-compute-giants: runner
+	tests/llama-ref/bench-compute.sh --shapes deepseek2 --types 'q8_0 q4_k'
+	tests/llama-ref/bench-compute.sh --shapes gpt-oss --types 'q8_0 q4_k mxfp4'
 
 print-%:
 	@echo $($*)
@@ -264,6 +267,8 @@ bench-run: all test-progs
 	tests/llama-ref/bench-compute.sh
 	tests/llama-ref/bench-compute.sh --shapes small --types newer --threads 1
 	tests/llama-ref/bench-compute.sh --shapes 'qwen3moe glm4moe' --types 'q8_0 q4_k'
+	tests/llama-ref/bench-compute.sh --shapes deepseek2 --types 'q8_0 q4_k'
+	tests/llama-ref/bench-compute.sh --shapes gpt-oss --types 'q8_0 q4_k mxfp4'
 	tests/host/bench-tprun-memory.sh $(BUILD)/bench-memory
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/bench/kcopy modules
 	TBRDMA_SELFTEST_DIR=$(CURDIR)/tests/bench tests/vm/run-vm.sh --timeout 5400

@@ -26,6 +26,14 @@
 # 2.5 B parameters, 0.3 B used per token); glm4moe 4 layers of GLM-4.5's
 # kind (a dense one of 5632, then 128 experts of 768, 8 used, and a
 # shared one; half of each head rotated).
+# The giants of issue 42 (make bench-compute-giants), their published
+# ratios scaled to dim 2048: deepseek2 is DeepSeek V3's shape over 3.5
+# (32 heads of 128 + 64 RoPE, values of 128, q_lora 512, a latent of
+# 256; a dense layer of 5376, then 3 of 256 experts of 512, 8 used,
+# routed within the best 4 of 8 groups, a shared expert; 2.5 B
+# parameters, 0.25 B used per token); gpt-oss is gpt-oss-20b's over 1.4
+# (48 heads of 64, 6 K/V heads, 32 experts of 2048, 4 used, a window of
+# 128 on alternate layers, attention sinks, biases; 1.8 B, 0.3 B used).
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -71,6 +79,14 @@ shape_args() {
 	tinyllama) layers=22 ;;
 	qwen3moe) echo "--arch qwen3moe --dim 2048 --layers 4 $moe --vocab 32000"; return ;;
 	glm4moe) echo "--arch glm4moe --dim 2048 --layers 4 $moe --ffn 5632 --vocab 32000"; return ;;
+	deepseek2) echo "--arch deepseek2 --dim 2048 --layers 4 --heads 32 --head-dim 192
+		--rope-dim 64 --v-head-dim 128 --q-lora 512 --kv-lora 256
+		--ffn 5376 --dense-layers 1 --experts 256 --experts-used 8
+		--expert-ffn 512 --expert-groups 8 --expert-groups-used 4
+		--shared-experts 1 --vocab 32000"; return ;;
+	gpt-oss) echo "--arch gpt-oss --dim 2048 --layers 4 --heads 48 --kv-heads 6
+		--head-dim 64 --experts 32 --experts-used 4 --expert-ffn 2048
+		--sliding-window 128 --vocab 32000"; return ;;
 	esac
 	echo "--dim 2048 --layers $layers --heads 32 --kv-heads 4 --ffn 5632 --vocab 32000"
 }

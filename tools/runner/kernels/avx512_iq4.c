@@ -48,6 +48,60 @@ AVX512 static inline __m256i q8_0_bytes(const struct tp_block_q8_0 *x)
 	return _mm256_loadu_si256((const __m256i *)x->qs);
 }
 
+/*
+ * Decoding two blocks at a time at 512 bits: the activations of blocks
+ * b and b + 1 as [b 0-15 | b+1 0-15 | b 16-31 | b+1 16-31], which is how
+ * the weights' low and high nibbles of the two blocks line up; a row's
+ * 16 lanes of sums then fold to 8 (block b's 4, block b + 1's 4) and
+ * two hadds give each block's 4 row sums: the same integers as one block
+ * at a time, each block's float term added in block order.
+ */
+AVX512 static inline __m512i pair_q8_0(const struct tp_block_q8_0 *x0,
+				       const struct tp_block_q8_0 *x1)
+{
+	__m512i z = _mm512_inserti64x4(_mm512_castsi256_si512(q8_0_bytes(x0)),
+				       q8_0_bytes(x1), 1);
+
+	return _mm512_shuffle_i64x2(z, z, _MM_SHUFFLE(3, 1, 2, 0));
+}
+
+/* two blocks' values + 128 in pair_q8_0's order */
+AVX512 static inline __m512i values2_u8(const uint8_t *qs0,
+					const uint8_t *qs1, __m512i tab)
+{
+	__m256i t = _mm256_inserti128_si256(
+		_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)qs0)),
+		_mm_loadu_si128((const __m128i *)qs1), 1);
+	__m512i z = _mm512_inserti64x4(_mm512_castsi256_si512(t),
+				       _mm256_srli_epi16(t, 4), 1);
+
+	return _mm512_shuffle_epi8(tab, _mm512_and_si512(z,
+					_mm512_set1_epi8(15)));
+}
+
+AVX512 static inline __m512i minus128_sum512(__m512i q)
+{
+	__m512i s = _mm512_dpbusd_epi32(_mm512_setzero_si512(),
+					_mm512_set1_epi8(1), q);
+
+	return _mm512_sub_epi32(_mm512_setzero_si512(), _mm512_slli_epi32(s, 7));
+}
+
+/* lanes 0-7 (block b, b + 1) + lanes 8-15 (the same blocks) */
+AVX512 static inline __m256i fold512(__m512i v)
+{
+	return _mm256_add_epi32(_mm512_castsi512_si256(v),
+				_mm512_extracti64x4_epi64(v, 1));
+}
+
+/* rows 0-3's sums of block b (low 128 bits) and of block b + 1 (high) */
+AVX512 static inline __m256i hsum2x4_i32(__m256i v0, __m256i v1, __m256i v2,
+					 __m256i v3)
+{
+	return _mm256_hadd_epi32(_mm256_hadd_epi32(v0, v1),
+				 _mm256_hadd_epi32(v2, v3));
+}
+
 /* generic: s += d_x d_w (float)sumi per block, in block order */
 #define NL_VNNI(name, blk_t, TABLE, SCALE, SCALES4)			\
 AVX512 static float dot_##name(const void *wv, const void *xv, int n)	\
@@ -123,10 +177,35 @@ AVX512 static void rows4_##name(const void *wv, size_t wstride,	\
 {									\
 	const struct tp_block_q8_0 *x = xv;				\
 	const __m256i tab = table_u8(TABLE);				\
+	const __m512i tab2 = _mm512_broadcast_i64x4(tab);		\
 	__m128 s = _mm_setzero_ps();					\
-	int b, r;							\
+	int nb = n / TP_QK, b = 0, r;					\
 									\
-	for (b = 0; b < n / TP_QK; b++) {				\
+	for (; b + 2 <= nb; b += 2) {					\
+		__m512i q = pair_q8_0(&x[b], &x[b + 1]);		\
+		__m512i c = minus128_sum512(q);				\
+		__m256i v[4], h;					\
+		const blk_t *w[4], *w1[4];				\
+									\
+		UNROLL for (r = 0; r < 4; r++) {			\
+			w[r] = (const void *)((const char *)wv +	\
+				r * wstride + b * bstride);		\
+			w1[r] = (const void *)((const char *)w[r] +	\
+					       bstride);		\
+			v[r] = fold512(_mm512_dpbusd_epi32(c,		\
+				values2_u8(w[r]->qs, w1[r]->qs, tab2), q)); \
+		}							\
+		prefetch_ahead(w[0], 4);				\
+		h = hsum2x4_i32(v[0], v[1], v[2], v[3]);		\
+		s = _mm_add_ps(s, _mm_mul_ps(_mm_cvtepi32_ps(		\
+				_mm256_castsi256_si128(h)),		\
+			_mm_mul_ps(_mm_set1_ps(h2f(x[b].d)), SCALES4(w)))); \
+		s = _mm_add_ps(s, _mm_mul_ps(_mm_cvtepi32_ps(		\
+				_mm256_extracti128_si256(h, 1)),	\
+			_mm_mul_ps(_mm_set1_ps(h2f(x[b + 1].d)),	\
+				   SCALES4(w1))));			\
+	}								\
+	for (; b < nb; b++) {						\
 		__m256i q = q8_0_bytes(&x[b]), c = minus128_sum(q), v[4]; \
 		const blk_t *w[4];					\
 									\
@@ -136,8 +215,6 @@ AVX512 static void rows4_##name(const void *wv, size_t wstride,	\
 			v[r] = _mm256_dpbusd_epi32(c, values_u8(w[r]->qs, \
 							       tab), q); \
 		}							\
-		if (!(b & 3))						\
-			prefetch_ahead(w[0], 4);			\
 		s = _mm_add_ps(s, _mm_mul_ps(_mm_cvtepi32_ps(		\
 				hsum4_i32(v[0], v[1], v[2], v[3])),	\
 			_mm_mul_ps(_mm_set1_ps(h2f(x[b].d)), SCALES4(w))));	\
