@@ -506,5 +506,54 @@ for l in open(sys.argv[1]):
 else
 	not_ok "gpt2: export" "$(cat "$tmp/export.log")"
 fi
+# Chat templates: the models' own (llama.cpp's models/templates, from the
+# llama.cpp source node-llama-cpp ships) rendered by @huggingface/jinja
+# and tokenized by llama.cpp (chat-ref.mjs), against tprun --chat on the
+# same file (template-model.py: the family's control tokens, bytes)
+bundle=$here/node_modules/node-llama-cpp/llama/gitRelease.bundle
+if [ -n "$archs_only" ] || [ -n "$ref_dir" ]; then
+	:
+elif [ ! -f "$bundle" ] ||
+	! git clone -q --no-checkout "$bundle" "$tmp/llama.cpp" >"$tmp/clone.log" 2>&1; then
+	ok "chat templates # SKIP no llama.cpp source in node-llama-cpp: $(tail -1 "$tmp/clone.log" 2>/dev/null)"
+else
+	"$top/tools/tprun" --export-gguf "$tmp/chat-base.gguf" --synthetic --seed 5 \
+		--dim 64 --layers 1 --heads 4 --kv-heads 2 --ffn 64 --vocab 512 \
+		--wtype f32 >"$tmp/export.log" 2>&1
+	chats=() jobs=()
+	for t in deepseek3:deepseek-ai-DeepSeek-R1-Distill-Llama-8B \
+		deepseek3:deepseek-ai-DeepSeek-V3.1 kimi-k2:Kimi-K2-Instruct; do
+		family=${t%%:*} name=${t#*:}
+		if ! git -C "$tmp/llama.cpp" show "HEAD:models/templates/$name.jinja" \
+			>"$tmp/$name.jinja" 2>"$tmp/export.log" ||
+			! python3 "$top/tests/serve-client/template-model.py" \
+			"$tmp/chat-base.gguf" "$tmp/$name.gguf" "$family" \
+			"$tmp/$name.jinja" >>"$tmp/export.log" 2>&1; then
+			not_ok "chat $name: the model" "$(cat "$tmp/export.log")"
+			continue
+		fi
+		for sys in "Be brief." ""; do
+			chats+=("$name" "$sys")
+			jobs+=("$tmp/$name.jinja" "$tmp/$name.gguf" "$sys" "Say hello")
+		done
+	done
+	((${#jobs[@]})) && timeout 300 node "$here/chat-ref.mjs" "${jobs[@]}" \
+		>"$tmp/chat-ref.out" 2>&1
+	for ((i = 0; i < ${#chats[@]}; i += 2)); do
+		name=${chats[i]} sys=${chats[i + 1]}
+		what="chat $name${sys:+ with a system message}"
+		ref=$(sed -n "$((i / 2 + 1))p" "$tmp/chat-ref.out" |
+			python3 -c 'import json,sys; print(json.load(sys.stdin)["prompt_tokens"])' 2>&1)
+		got=$("$top/tools/tprun" --model "$tmp/$name.gguf" --chat \
+			${sys:+--system "$sys"} --prompt "Say hello" --tokens 1 \
+			--json 2>&1 | python3 -c 'import json,sys; print(json.load(sys.stdin)["prompt_tokens"])' 2>&1)
+		if [ "$ref" = "$got" ] && [[ $ref == \[* ]]; then
+			ok "$what: tprun's prompt tokens = llama.cpp's of the Jinja rendering ($(tr -cd , <<<"$ref" | wc -c) + 1)"
+		else
+			not_ok "$what: tprun's prompt tokens = llama.cpp's of the Jinja rendering" \
+				"llama.cpp $ref" "tprun     $got" "$(tail -3 "$tmp/chat-ref.out")"
+		fi
+	done
+fi
 run_checks
 tap_done

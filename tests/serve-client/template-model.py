@@ -8,6 +8,10 @@
 #              <｜User｜>, <｜Assistant｜>
 #   harmony    gpt-oss: pre-tokenizer gpt-4o (o200k), <|start|>,
 #              <|message|>, <|channel|>, <|end|>, <|return|> (no BOS)
+#   kimi-k2    Kimi K2: pre-tokenizer kimi-k2, [BOS], [EOS], <|im_end|>,
+#              <|im_user|>, <|im_assistant|>, <|im_system|>, <|im_middle|>
+# template-model.py SRC DST FAMILY TEMPLATE.jinja: with that template
+# (tests/llama-ref/compare.sh gives it the models' own).
 # The vocabulary is the 256 byte symbols and those control tokens, no
 # merges: every byte outside a control token is one token, so the prompt
 # tokens of a chat are countable (`template-model.py --count FAMILY
@@ -20,6 +24,8 @@ import gguf_io
 SPECIAL = {
     "deepseek3": ["<｜begin▁of▁sentence｜>", "<｜end▁of▁sentence｜>", "<｜User｜>", "<｜Assistant｜>"],
     "harmony": ["<|start|>", "<|message|>", "<|channel|>", "<|end|>", "<|return|>"],
+    "kimi-k2": ["[BOS]", "[EOS]", "<|im_end|>", "<|im_user|>", "<|im_assistant|>", "<|im_system|>",
+                "<|im_middle|>"],
 }
 # Each family's template, reduced to the markers tprun (and llama.cpp)
 # recognise it by; tprun renders a chat as the full template would
@@ -28,8 +34,9 @@ TEMPLATE = {
                  "{{'<｜Assistant｜>' + content + '<｜end▁of▁sentence｜>'}}{{'<｜Assistant｜>'}}",
     "harmony": "{{- \"<|start|>system<|message|>\" }}{{- \"<|start|>assistant<|channel|>final<|message|>\" }}"
                "{{- \"<|end|>\" }}{{- \"<|return|>\" }}",
+    "kimi-k2": "{%- if add_generation_prompt -%}<|im_assistant|>assistant<|im_middle|>{%- endif -%}",
 }
-PRE = {"deepseek3": "deepseek-v3", "harmony": "gpt-4o"}
+PRE = {"deepseek3": "deepseek-v3", "harmony": "gpt-4o", "kimi-k2": "kimi-k2"}
 
 
 def rendered(family, system, user):
@@ -52,6 +59,9 @@ if sys.argv[1] == "--count":
     print(bos + sum(1 if p in SPECIAL[family] else len(p.encode()) for p in parts))
     sys.exit(0)
 src, dst, family = sys.argv[1:4]
+template = TEMPLATE[family].encode()
+if len(sys.argv) > 4:
+    template = open(sys.argv[4], "rb").read()
 magic, ver, kvs, tensors, data = gguf_io.read(src)
 vocab = len([v for k, t, v in kvs if k == b'tokenizer.ggml.tokens'][0][1])
 bmap = gguf_io.gpt2_bytes()
@@ -67,6 +77,6 @@ kvs += [
     (b'tokenizer.ggml.bos_token_id', 4, vocab - len(special)),
     (b'tokenizer.ggml.eos_token_id', 4, vocab - len(special) + (1 if family == "deepseek3" else 4)),
     (b'tokenizer.ggml.add_bos_token', 7, family == "deepseek3"),
-    (b'tokenizer.chat_template', 8, TEMPLATE[family].encode()),
+    (b'tokenizer.chat_template', 8, template),
 ]
 gguf_io.write(dst, magic, ver, kvs, tensors, data)
