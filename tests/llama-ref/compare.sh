@@ -10,7 +10,9 @@
 # Qwen3-MoE and GLM-4.5-MoE models in their files' types; then the same
 # tokens for byte-level BPE ("gpt2") tokenizers with the Llama 3, Qwen2,
 # GPT-2, GLM-4, o200k, DeepSeek V3 and Kimi K2 pre-tokenizers, and their
-# cuts of tricky strings (chunk-tokenizer.py).  Prints TAP.
+# cuts of tricky strings (chunk-tokenizer.py); then the chats the DeepSeek
+# R1, V3.1 and Kimi K2 templates render, as llama.cpp tokenizes them
+# (chat-ref.mjs), against tprun --chat.  Prints TAP.
 #
 #   compare.sh [--tprun 'COMMAND'] [--ranks '1 2 4'] [--types 'f32 ...']
 #              [--newer-ranks '1 4'] [--tokens T] [--prompts '0 1']
