@@ -5,7 +5,11 @@
 # curl: /v1/models, completion and chat, whole and streamed (the stream
 # adds up to the whole answer), bad requests (400/404/405/413 with a JSON
 # error), a client gone mid-stream, two requests at once; then the
-# official openai client (npm, tests/serve-client). Prints TAP.
+# official openai client (npm, tests/serve-client); then a deepseek2 file
+# with DeepSeek V3's tokenizer and template and a gpt-oss file with o200k
+# and harmony (template-model.py), each served by 2 ranks: the openai
+# client's chat counts the prompt tokens the family's template gives.
+# Prints TAP.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -43,6 +47,36 @@ else
 	not_ok "tprun serve --local 2 --transport tcp listens" "$(tail -5 "$tmp/serve.log")"
 fi
 serve_stop
+
+# The giants' chat templates (issue 42), over 2 ranks: deepseek2 with
+# DeepSeek V3's, gpt-oss with harmony
+system="Be brief." user="Say hello"
+for case in "deepseek2 deepseek3 --q-lora 32 --kv-lora 32" \
+	"gpt-oss harmony --kv-heads 2 --sliding-window 16"; do
+	read -r arch family shape <<<"$case"
+	# shellcheck disable=SC2086 # the shape is words
+	if ! out=$("$tprun" --export-gguf "$tmp/$arch.gguf" --arch "$arch" --vocab 400 \
+		   --dim 64 --heads 4 --layers 2 --ffn 128 --experts 4 --experts-used 2 \
+		   --expert-ffn 64 $shape 2>&1) ||
+	   ! out=$(python3 "$serve_client/template-model.py" "$tmp/$arch.gguf" \
+		   "$tmp/$arch-$family.gguf" "$family" 2>&1); then
+		not_ok "$arch with the $family template: the model" "$out"
+		continue
+	fi
+	want=$(python3 "$serve_client/template-model.py" --count "$family" "$system" "$user")
+	if serve_start "$tmp/$arch.log" timeout 120 "$tprun" serve \
+		--model "$tmp/$arch-$family.gguf" --local 2 --transport tcp \
+		--http 127.0.0.1:0 --ctx 512 -v; then
+		if out=$(node "$serve_client/client.mjs" "$url" --chat-only "$want" 2>&1); then
+			ok "$arch, 2 ranks, $family template: the openai client's chat ($(grep -c '^ok' <<<"$out") checks, $want prompt tokens)"
+		else
+			not_ok "$arch, 2 ranks, $family template: the openai client's chat" "$out"
+		fi
+	else
+		not_ok "$arch: tprun serve --local 2 listens" "$(tail -5 "$tmp/$arch.log")"
+	fi
+	serve_stop
+done
 
 # a port in use is a clear error
 # A rank lost while a request streams (issue 43): the stream ends with an

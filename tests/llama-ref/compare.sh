@@ -9,7 +9,10 @@
 # Qwen2 and RoPE scaling (arch-edit.py); then the tokens of Qwen3,
 # Qwen3-MoE and GLM-4.5-MoE models in their files' types; then the same
 # tokens for byte-level BPE ("gpt2") tokenizers with the Llama 3, Qwen2,
-# GPT-2 and GLM-4 pre-tokenizers.  Prints TAP.
+# GPT-2, GLM-4, o200k, DeepSeek V3 and Kimi K2 pre-tokenizers, and their
+# cuts of tricky strings (chunk-tokenizer.py); then the chats the DeepSeek
+# R1, V3.1 and Kimi K2 templates render, as llama.cpp tokenizes them
+# (chat-ref.mjs), against tprun --chat.  Prints TAP.
 #
 #   compare.sh [--tprun 'COMMAND'] [--ranks '1 2 4'] [--types 'f32 ...']
 #              [--newer-ranks '1 4'] [--tokens T] [--prompts '0 1']
@@ -456,7 +459,7 @@ if [ -n "$archs_only" ]; then
 elif "$top/tools/tprun" --export-gguf "$tmp/base.gguf" --synthetic --seed 5 \
 	--dim 64 --layers 1 --heads 4 --kv-heads 2 --ffn 64 --vocab 512 \
 	--wtype f32 >"$tmp/export.log" 2>&1; then
-	for pre in llama-bpe qwen2 gpt-2 glm4 gpt-4o; do
+	for pre in llama-bpe qwen2 gpt-2 glm4 gpt-4o deepseek-v3 kimi-k2; do
 		model=$tmp/$pre.gguf
 		python3 "$here/gpt2-tokenizer.py" "$tmp/base.gguf" "$model" "$pre"
 		for p in $prompt_set; do
@@ -468,32 +471,91 @@ elif "$top/tools/tprun" --export-gguf "$tmp/base.gguf" --synthetic --seed 5 \
 	# of either case, a slash after punctuation
 	check_model "gpt2/gpt-4o cases" "$tmp/gpt-4o.gguf" \
 		"HelloWorld HTTPServer I'M it's ÜberCase ünïCODE a/b;/\n\n 12345 x"
-	# o200k's cuts of numbers, contractions, CJK, emoji, white-space
-	# runs and code (o200k-strings.txt): in chunk-tokenizer.py's
+	# The cuts of o200k (gpt-oss), DeepSeek V3 and Kimi K2 on numbers,
+	# contractions, CJK, emoji, marks, white-space runs and code
+	# (o200k-strings.txt, cjk-strings.txt): in chunk-tokenizer.py's
 	# vocabulary each chunk is one token, so equal prompt tokens are
 	# equal cuts (one rank: the tokenizer is the same on every rank)
 	if "$top/tools/tprun" --export-gguf "$tmp/base8k.gguf" --synthetic \
 		--seed 5 --dim 64 --layers 1 --heads 4 --kv-heads 2 --ffn 64 \
-		--vocab 8192 --wtype f32 >"$tmp/export.log" 2>&1 &&
-		python3 "$here/chunk-tokenizer.py" "$tmp/base8k.gguf" \
-			"$tmp/o200k.gguf" gpt-4o "$here/o200k-strings.txt" \
-			>>"$tmp/export.log" 2>&1; then
-		i=0
-		while IFS= read -r -d '' line; do
-			i=$((i + 1))
-			check_model "gpt2/gpt-4o cuts $i" "$tmp/o200k.gguf" \
-				"$line" "" 1
-		done < <(python3 -c 'import sys
+		--vocab 8192 --wtype f32 >"$tmp/export.log" 2>&1; then
+		for cuts in gpt-4o:o200k deepseek-v3:o200k deepseek-v3:cjk \
+			kimi-k2:o200k kimi-k2:cjk; do
+			pre=${cuts%:*}
+			strings=$here/${cuts#*:}-strings.txt
+			if ! python3 "$here/chunk-tokenizer.py" "$tmp/base8k.gguf" \
+				"$tmp/cuts-$pre-${cuts#*:}.gguf" "$pre" "$strings" \
+				>>"$tmp/export.log" 2>&1; then
+				not_ok "gpt2/$pre cuts: chunk-tokenizer.py" \
+					"$(cat "$tmp/export.log")"
+				continue
+			fi
+			i=0
+			while IFS= read -r -d '' line; do
+				i=$((i + 1))
+				check_model "gpt2/$pre cuts ${cuts#*:} $i" \
+					"$tmp/cuts-$pre-${cuts#*:}.gguf" "$line" "" 1
+			done < <(python3 -c 'import sys
 for l in open(sys.argv[1]):
     if l.strip() and not l.startswith("#"):
         sys.stdout.write(l.rstrip("\n").encode("ascii").decode("unicode_escape") + "\0")' \
-			"$here/o200k-strings.txt")
+				"$strings")
+		done
 	else
-		not_ok "gpt2/gpt-4o cuts: export" "$(cat "$tmp/export.log")"
+		not_ok "gpt2 cuts: export" "$(cat "$tmp/export.log")"
 	fi
 
 else
 	not_ok "gpt2: export" "$(cat "$tmp/export.log")"
+fi
+# Chat templates: the models' own (llama.cpp's models/templates, from the
+# llama.cpp source node-llama-cpp ships) rendered by @huggingface/jinja
+# and tokenized by llama.cpp (chat-ref.mjs), against tprun --chat on the
+# same file (template-model.py: the family's control tokens, bytes)
+bundle=$here/node_modules/node-llama-cpp/llama/gitRelease.bundle
+if [ -n "$archs_only" ] || [ -n "$ref_dir" ]; then
+	:
+elif [ ! -f "$bundle" ] ||
+	! git clone -q --no-checkout "$bundle" "$tmp/llama.cpp" >"$tmp/clone.log" 2>&1; then
+	ok "chat templates # SKIP no llama.cpp source in node-llama-cpp: $(tail -1 "$tmp/clone.log" 2>/dev/null)"
+else
+	"$top/tools/tprun" --export-gguf "$tmp/chat-base.gguf" --synthetic --seed 5 \
+		--dim 64 --layers 1 --heads 4 --kv-heads 2 --ffn 64 --vocab 512 \
+		--wtype f32 >"$tmp/export.log" 2>&1
+	chats=() jobs=()
+	for t in deepseek3:deepseek-ai-DeepSeek-R1-Distill-Llama-8B \
+		deepseek3:deepseek-ai-DeepSeek-V3.1 kimi-k2:Kimi-K2-Instruct; do
+		family=${t%%:*} name=${t#*:}
+		if ! git -C "$tmp/llama.cpp" show "HEAD:models/templates/$name.jinja" \
+			>"$tmp/$name.jinja" 2>"$tmp/export.log" ||
+			! python3 "$top/tests/serve-client/template-model.py" \
+			"$tmp/chat-base.gguf" "$tmp/$name.gguf" "$family" \
+			"$tmp/$name.jinja" >>"$tmp/export.log" 2>&1; then
+			not_ok "chat $name: the model" "$(cat "$tmp/export.log")"
+			continue
+		fi
+		for sys in "Be brief." ""; do
+			chats+=("$name" "$sys")
+			jobs+=("$tmp/$name.jinja" "$tmp/$name.gguf" "$sys" "Say hello")
+		done
+	done
+	((${#jobs[@]})) && timeout 300 node "$here/chat-ref.mjs" "${jobs[@]}" \
+		>"$tmp/chat-ref.out" 2>&1
+	for ((i = 0; i < ${#chats[@]}; i += 2)); do
+		name=${chats[i]} sys=${chats[i + 1]}
+		what="chat $name${sys:+ with a system message}"
+		ref=$(sed -n "$((i / 2 + 1))p" "$tmp/chat-ref.out" |
+			python3 -c 'import json,sys; print(json.load(sys.stdin)["prompt_tokens"])' 2>&1)
+		got=$("$top/tools/tprun" --model "$tmp/$name.gguf" --chat \
+			${sys:+--system "$sys"} --prompt "Say hello" --tokens 1 \
+			--json 2>&1 | python3 -c 'import json,sys; print(json.load(sys.stdin)["prompt_tokens"])' 2>&1)
+		if [ "$ref" = "$got" ] && [[ $ref == \[* ]]; then
+			ok "$what: tprun's prompt tokens = llama.cpp's of the Jinja rendering ($(tr -cd , <<<"$ref" | wc -c) + 1)"
+		else
+			not_ok "$what: tprun's prompt tokens = llama.cpp's of the Jinja rendering" \
+				"llama.cpp $ref" "tprun     $got" "$(tail -3 "$tmp/chat-ref.out")"
+		fi
+	done
 fi
 run_checks
 tap_done

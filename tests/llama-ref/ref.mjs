@@ -12,7 +12,9 @@
 // 1.5 s of the 1.9 s a single answer costs): JOBS holds NUL-terminated
 // fields, five per job: FILE, PROMPT, T, "logits" or "", and the file the
 // JSON object goes to.  A job that fails writes {"error": ...} there
-// instead, and the others still run.
+// instead, and the others still run.  Jobs in a row on the same file load
+// it once (the tokenizer-cut models hold large vocabularies: loading one
+// costs most of a job).
 import { readFileSync, writeFileSync } from "node:fs";
 import { getLlama, LlamaLogLevel } from "node-llama-cpp";
 
@@ -22,8 +24,19 @@ function usage() {
 	process.exit(2);
 }
 
+let loaded = { file: null, model: null };
+async function modelOf(llama, file) {
+	if (loaded.file !== file) {
+		if (loaded.model)
+			await loaded.model.dispose();
+		loaded = { file: null, model: null };
+		loaded = { file, model: await llama.loadModel({ modelPath: file }) };
+	}
+	return loaded.model;
+}
+
 async function answer(llama, file, prompt, n, withLogits) {
-	const model = await llama.loadModel({ modelPath: file });
+	const model = await modelOf(llama, file);
 	let ids = model.tokenize(prompt, false);
 	if (model.tokens.shouldPrependBosToken && model.tokens.bos != null)
 		ids = [model.tokens.bos, ...ids];
@@ -51,7 +64,6 @@ async function answer(llama, file, prompt, n, withLogits) {
 	}
 	const text = model.detokenize(out);
 	await ctx.dispose();
-	await model.dispose();
 	return JSON.stringify({ prompt_tokens: ids, tokens: out, text, logits });
 }
 
@@ -94,4 +106,6 @@ for (const j of jobs) {
 	else
 		console.log(json);
 }
+if (loaded.model)
+	await loaded.model.dispose();
 await llama.dispose();

@@ -3,9 +3,14 @@
 // chat, whole and streamed (greedy, so the stream must add up to the
 // whole answer), /v1/models, and a bad request as the client's 400
 // error.  Prints TAP.  usage: node client.mjs http://HOST:PORT/v1
+//
+// node client.mjs URL --chat-only N: the chat, whole and streamed, alone,
+// and its usage must count N prompt tokens (the model's chat template
+// rendered the messages: template-model.py --count says how many).
 import OpenAI from "openai";
 
 const base = process.argv[2];
+const chatOnly = process.argv[3] === "--chat-only" ? Number(process.argv[4]) : null;
 const client = new OpenAI({ baseURL: base, apiKey: "none", maxRetries: 0, timeout: 120000 });
 let n = 0, failed = 0;
 function ok(cond, name, detail) {
@@ -26,13 +31,13 @@ const model = "any";
 const prompt = "Hello world, the model";
 const messages = [{ role: "system", content: "Be brief." }, { role: "user", content: "Say hello" }];
 
-await attempt("models", async () => {
+if (chatOnly === null) await attempt("models", async () => {
   const m = await client.models.list();
   ok(m.data.length === 1 && typeof m.data[0].id === "string", "models.list names the model", m.data);
 });
 
 let whole = null;
-await attempt("completion", async () => {
+if (chatOnly === null) await attempt("completion", async () => {
   const r = await client.completions.create({ model, prompt, max_tokens: 6, temperature: 0 });
   const c = r.choices[0];
   whole = c.text;
@@ -40,7 +45,7 @@ await attempt("completion", async () => {
      r.usage.completion_tokens >= 1 && r.usage.completion_tokens <= 6 &&
      ["stop", "length"].includes(c.finish_reason), "completion: text, usage, finish_reason", r);
 });
-await attempt("completion stream", async () => {
+if (chatOnly === null) await attempt("completion stream", async () => {
   const s = await client.completions.create({ model, prompt, max_tokens: 6, temperature: 0, stream: true });
   let text = "", chunks = 0, finish = null;
   for await (const ch of s) {
@@ -59,6 +64,10 @@ await attempt("chat", async () => {
   answer = c.message.content;
   ok(r.object === "chat.completion" && c.message.role === "assistant" &&
      typeof answer === "string" && r.usage.prompt_tokens > 10, "chat: an assistant message, usage", r);
+  if (chatOnly !== null)
+    ok(r.usage.prompt_tokens === chatOnly,
+       `chat: ${r.usage.prompt_tokens} prompt tokens, as the model's template renders the messages`,
+       { want: chatOnly, usage: r.usage });
 });
 await attempt("chat stream", async () => {
   const s = await client.chat.completions.create({ model, messages, max_tokens: 6, temperature: 0, stream: true });
@@ -73,7 +82,7 @@ await attempt("chat stream", async () => {
      `chat stream: ${chunks} chunks add up to the whole answer`, { text, answer, role, finish });
 });
 
-await attempt("bad request", async () => {
+if (chatOnly === null) await attempt("bad request", async () => {
   try {
     await client.completions.create({ model, prompt, max_tokens: 0 });
     ok(false, "max_tokens 0 is refused");

@@ -278,6 +278,66 @@ static void test_harmony(void)
 	       "harmony by name");
 }
 
+/*
+ * DeepSeek V3, R1, V3.1 and Kimi K2: detection by the markers llama.cpp
+ * looks for, and two conversations rendered as the models' own templates
+ * render them (the want strings are @huggingface/jinja's rendering of
+ * llama.cpp's models/templates DeepSeek-R1-Distill-Llama-8B, DeepSeek-V3.1
+ * and Kimi-K2-Instruct, BOS left out: the tokenizer adds it; V3's is R1's
+ * without the thinking).
+ */
+static void test_deepseek_kimi(void)
+{
+	static const struct tp_chat_msg c1[] = {
+		{ "system", "Be brief." }, { "user", "Hi" },
+		{ "assistant", "<think>\nhmm\n</think>\n\nHello!" },
+		{ "user", "Again" },
+	}, c2[] = {
+		{ "user", "Hi" }, { "assistant", "Hello!" }, { "user", "Again" },
+	};
+	static const struct {
+		const char *tmpl;
+		int style;
+		const char *want1, *want2;
+	} t[] = {
+		{ "{{'<｜User｜>' + message['content']}}{{'<｜Assistant｜>' + content + '<｜end▁of▁sentence｜>'}}",
+		  TP_CHAT_DEEPSEEK3,
+		  "Be brief.<｜User｜>Hi<｜Assistant｜><think>\nhmm\n</think>\n\nHello!<｜end▁of▁sentence｜><｜User｜>Again<｜Assistant｜>",
+		  "<｜User｜>Hi<｜Assistant｜>Hello!<｜end▁of▁sentence｜><｜User｜>Again<｜Assistant｜>" },
+		{ "{{'<｜User｜>' + message['content']}}{% set content = content.split('</think>')[-1] %}{{'<｜Assistant｜>' + content + '<｜end▁of▁sentence｜>'}}{{'<｜Assistant｜><think>\\n'}}",
+		  TP_CHAT_DEEPSEEK_R1,
+		  "Be brief.<｜User｜>Hi<｜Assistant｜>\n\nHello!<｜end▁of▁sentence｜><｜User｜>Again<｜Assistant｜><think>\n",
+		  "<｜User｜>Hi<｜Assistant｜>Hello!<｜end▁of▁sentence｜><｜User｜>Again<｜Assistant｜><think>\n" },
+		{ "{{'<｜User｜>' + message['content']}}{{'<｜Assistant｜>'}}{{'<think></think>'}}{{content + '<｜end▁of▁sentence｜>'}}{{'<think>'}}",
+		  TP_CHAT_DEEPSEEK31,
+		  "Be brief.<｜User｜>Hi<｜Assistant｜><think></think>\n\nHello!<｜end▁of▁sentence｜><｜User｜>Again<｜Assistant｜><think></think>",
+		  "<｜User｜>Hi<｜Assistant｜><think></think>Hello!<｜end▁of▁sentence｜><｜User｜>Again<｜Assistant｜><think></think>" },
+		{ "<|im_system|>system<|im_middle|>You are Kimi{%- if add_generation_prompt -%}<|im_assistant|>assistant<|im_middle|>{%- endif -%}",
+		  TP_CHAT_KIMI_K2,
+		  "<|im_system|>system<|im_middle|>Be brief.<|im_end|><|im_user|>user<|im_middle|>Hi<|im_end|><|im_assistant|>assistant<|im_middle|><think>\nhmm\n</think>\n\nHello!<|im_end|><|im_user|>user<|im_middle|>Again<|im_end|><|im_assistant|>assistant<|im_middle|>",
+		  "<|im_system|>system<|im_middle|>You are Kimi, an AI assistant created by Moonshot AI.<|im_end|>\n<|im_user|>user<|im_middle|>Hi<|im_end|><|im_assistant|>assistant<|im_middle|>Hello!<|im_end|><|im_user|>user<|im_middle|>Again<|im_end|><|im_assistant|>assistant<|im_middle|>" },
+	};
+	char err[300] = "", *s;
+	size_t i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		const char *name = tp_chat_name(t[i].style);
+
+		is_int(tp_chat_detect(t[i].tmpl, err, sizeof(err)), t[i].style,
+		       "%s: its template's markers are recognised", name);
+		s = tp_chat_render(t[i].style, c1, 4, "", err, sizeof(err));
+		is_str(s ? s : err, t[i].want1,
+		       "%s: a system message and two turns, as its Jinja renders them",
+		       name);
+		free(s);
+		s = tp_chat_render(t[i].style, c2, 3, "", err, sizeof(err));
+		is_str(s ? s : err, t[i].want2,
+		       "%s: no system message, as its Jinja renders it", name);
+		free(s);
+		is_int(tp_chat_by_name(name), t[i].style, "%s by name", name);
+	}
+}
+
 #define LONG_NAME "ffffffffffffffffffffffffffffffffffffffffffffffffffffffff" \
 	"ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff"
 
@@ -373,6 +433,7 @@ int main(void)
 	test_encode();
 	test_thinking();
 	test_harmony();
+	test_deepseek_kimi();
 	test_reasoning();
 	return done();
 }

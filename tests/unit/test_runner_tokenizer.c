@@ -285,13 +285,97 @@ static const char *const o200k_cuts[] = {
 	"  \n\n|x|\t \n| | ?!\n\n/|x",
 };
 
-static void test_pretok_o200k(void)
+/*
+ * DeepSeek V3's (deepseek-v3) and Kimi K2's (kimi-k2) cuts as llama.cpp
+ * makes them, measured the same way on cjk-strings.txt and then
+ * o200k-strings.txt (but its last line, which holds a "|").
+ */
+static const char *const ds3_cuts[] = {
+	"abc|123|def| |123|456|78| x|1|y|22|z|333| |3|.|5|kg",
+	"\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e\xe3\x81\xa7\xe8\xa9\xb1\xe3\x81\x99| |\xe3\x82\xab\xe3\x82\xbf\xe3\x82\xab\xe3\x83\x8a|\xe3\x83\xbb|\xe3\x83\x86\xe3\x82\xb9\xe3\x83\x88",
+	"\xe4\xb8\xad\xe6\x96\x87|abc|\xe4\xb8\xad| fooBar|\xe4\xb8\xad\xe6\x96\x87| |\xe3\x81\x93\xe3\x82\x93\xe3\x81\xab\xe3\x81\xa1\xe3\x81\xaf|!",
+	".com| (|foo|)| -|bar| '|tis| \"|q|\"| #|tag| @|me",
+	"\xc3\xa9t\xc3\xa9| -|\xc3\xa9t\xc3\xa9| na\xc3\xafve| \xc2\xbf|Qu\xc3\xa9|?\xc2\xa1|S\xc3\xad|!",
+	"\xe2\x9d\xa4|\xef\xb8\x8f| ok| \xf0\x9f\x98\x80|x| \xc2\xa9| |202|4| \xc2\xae",
+	" \t| x|\xe2\x80\x8by| |\xc2\xad| z|\x01|\x02w| |\x7f",
+	"a\xcc\x81" "b| \xcc\x81| c\xcc\x88\xcc\x88| ,|\xcc\x81",
+	"HelloWorld| I|'M| it|'S| x|'ll| we|'VE",
+	"\xe3\x80\x80|\xe3\x80\x81\xe3\x80\x82|a|\xe3\x80\x8c|\xe5\xbc\x95\xe7\x94\xa8|\xe3\x80\x8d\xef\xbc\x81\xef\xbc\x9f",
+	"\xe4\xb8\x80\xe9\xbe\xa5|\xe9\xbe\xa6\xe3\x90\x80| \xed\x95\x9c\xea\xb5\xad\xec\x96\xb4|\xe4\xb8\xad",
+	"  \n\n| x| \r\n\r\n| | y|  \n|  ",
+	"++|i|;| a|->|b| ::| x|[|0|]=|y|;\n",
+	"123|45| |123|456|7| |3|.|141|59| |1|,|000|,|000",
+	"I|'m| you|'RE| he|'ll| we|'VE| it|'s| they|'D",
+	"don|'t| DON|'T| isn|'t| O|'Neil| '|quoted|'",
+	"\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e\xe3\x81\xae\xe3\x83\x86\xe3\x82\xad\xe3\x82\xb9\xe3\x83\x88| |\xe4\xb8\xad\xe6\x96\x87",
+	"\xed\x95\x9c\xea\xb5\xad\xec\x96\xb4| \xed\x85\x8d\xec\x8a\xa4\xed\x8a\xb8|!",
+	"emoji| \xf0\x9f\x98\x80\xf0\x9f\x91\x8d\xf0\x9f\x8f\xbd| ok",
+	"a| | b|  | c|\t|\td| \n\n| | e",
+	"  | leading|\n\n\n| trailing|   ",
+	"x| =| foo|(bar|[|1|],| {'|k|':| |2|});",
+	"if| (|a|&&|b|)| {| return| -|1|;| }\n",
+	"HTTPServer| getHTTPResponse| camelCase",
+	"\xc3\x89" "COLE| \xc3\xa9" "cole| Stra\xc3\x9f" "e| \xc7\x85" "emo",
+	"path|/to|/file|.txt|\n|/usr|/bin",
+	"...!!!| ???| ---| ***| //\n",
+	"\r\n\r\n|line|\r\n|end|\r",
+	"\xd9\xa1\xd9\xa2\xd9\xa3| |\xd9\xa4\xd9\xa5\xd9\xa6| |\xe2\x85\xab| |\xc2\xbd",
+	"x|\xc2\xa0y|\xe2\x80\x83z| \xc2\xa0| q",
+	"tab|\tend|\t\n",
+	"a|'b| '|S| '|ll|'| ''",
+	"e\xcc\x81| combining\xcc\x81s",
+	"5|'s| |1|'S| x|'Ll| \xc3\x9c" "BER|'S| \xc3\xbc" "ber|'s",
+	"hello|\xe3\x80\x80world| \n \n|y|\n\n\n",
+	"  \n\n|x|\t \n| | ?!\n\n|/x",
+};
+static const char *const kimi_cuts[] = {
+	"abc|123|def| |123|456|78| x|1|y|22|z|333| |3|.|5|kg",
+	"\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e|\xe3\x81\xa7|\xe8\xa9\xb1|\xe3\x81\x99| \xe3\x82\xab\xe3\x82\xbf\xe3\x82\xab\xe3\x83\x8a|\xe3\x83\xbb\xe3\x83\x86\xe3\x82\xb9\xe3\x83\x88",
+	"\xe4\xb8\xad\xe6\x96\x87|abc|\xe4\xb8\xad| fooBar|\xe4\xb8\xad\xe6\x96\x87| \xe3\x81\x93\xe3\x82\x93\xe3\x81\xab\xe3\x81\xa1\xe3\x81\xaf|!",
+	".com| (|foo|)| -|bar| '|tis| \"|q|\"| #|tag| @|me",
+	"\xc3\xa9t\xc3\xa9| -|\xc3\xa9t\xc3\xa9| na\xc3\xafve| \xc2\xbf|Qu\xc3\xa9|?\xc2\xa1|S\xc3\xad|!",
+	"\xe2\x9d\xa4\xef\xb8\x8f| ok| \xf0\x9f\x98\x80|x| \xc2\xa9| |202|4| \xc2\xae",
+	" \t| x|\xe2\x80\x8by| \xc2\xad| z|\x01\x02|w| \x7f",
+	"a|\xcc\x81" "b| \xcc\x81| c|\xcc\x88\xcc\x88| ,\xcc\x81",
+	"HelloWorld| I'M| it'S| x'll| we'VE",
+	"\xe3\x80\x80|\xe3\x80\x81\xe3\x80\x82|a|\xe3\x80\x8c|\xe5\xbc\x95\xe7\x94\xa8|\xe3\x80\x8d\xef\xbc\x81\xef\xbc\x9f",
+	"\xe4\xb8\x80\xe9\xbe\xa5\xe9\xbe\xa6\xe3\x90\x80| \xed\x95\x9c\xea\xb5\xad\xec\x96\xb4|\xe4\xb8\xad",
+	"  \n\n| x| \r\n\r\n| | y|  \n|  ",
+	"++|i|;| a|->|b| ::| x|[|0|]=|y|;\n",
+	"123|45| |123|456|7| |3|.|141|59| |1|,|000|,|000",
+	"I'm| you'RE| he'll| we'VE| it's| they'D",
+	"don't| DON'T| isn't| O|'Neil| '|quoted|'",
+	"\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e|\xe3\x81\xae\xe3\x83\x86\xe3\x82\xad\xe3\x82\xb9\xe3\x83\x88| |\xe4\xb8\xad\xe6\x96\x87",
+	"\xed\x95\x9c\xea\xb5\xad\xec\x96\xb4| \xed\x85\x8d\xec\x8a\xa4\xed\x8a\xb8|!",
+	"emoji| \xf0\x9f\x98\x80\xf0\x9f\x91\x8d\xf0\x9f\x8f\xbd| ok",
+	"a| | b|  | c|\t|\td| \n\n| | e",
+	"  | leading|\n\n\n| trailing|   ",
+	"x| =| foo|(bar|[|1|],| {'|k|':| |2|});",
+	"if| (|a|&&|b|)| {| return| -|1|;| }\n",
+	"HTTPServer| getHTTPResponse| camelCase",
+	"\xc3\x89" "COLE| \xc3\xa9" "cole| Stra\xc3\x9f" "e| \xc7\x85" "emo",
+	"path|/to|/file|.txt|\n|/usr|/bin",
+	"...!!!| ???| ---| ***| //\n",
+	"\r\n\r\n|line|\r\n|end|\r",
+	"\xd9\xa1\xd9\xa2\xd9\xa3| |\xd9\xa4\xd9\xa5\xd9\xa6| |\xe2\x85\xab| |\xc2\xbd",
+	"x|\xc2\xa0y|\xe2\x80\x83z| \xc2\xa0| q",
+	"tab|\tend|\t\n",
+	"a|'b| '|S| '|ll|'| ''",
+	"e|\xcc\x81| combining|\xcc\x81s",
+	"5|'s| |1|'S| x'Ll| \xc3\x9c" "BER'S| \xc3\xbc" "ber's",
+	"hello|\xe3\x80\x80world| \n \n|y|\n\n\n",
+	"  \n\n|x|\t \n| | ?!\n\n|/x",
+};
+
+/* Each text of CUTS (chunks separated by "|") cut by PRE as it says. */
+static void check_cuts(const char *name, enum tp_tok_pre pre,
+		       const char *const *cuts, size_t ncuts)
 {
 	size_t i;
 	int bad = 0;
 
-	for (i = 0; i < sizeof(o200k_cuts) / sizeof(o200k_cuts[0]); i++) {
-		const char *c = o200k_cuts[i];
+	for (i = 0; i < ncuts; i++) {
+		const char *c = cuts[i];
 		uint32_t cp[128];
 		int end[128], want[128], n = 0, nw = 0, got, k, len;
 
@@ -304,17 +388,27 @@ static void test_pretok_o200k(void)
 			cp[n++] = tp_utf8_get(c, strlen(c), &len);
 		}
 		want[nw++] = n;
-		got = tp_pretok(TP_PRE_GPT4O, cp, n, end);
+		got = tp_pretok(pre, cp, n, end);
 		for (k = 0; k < got && k < nw && end[k] == want[k]; k++)
 			;
 		if (got != nw || k != nw) {
 			bad++;
-			diag("o200k: %s: %d chunks, want %d; first differs at %d",
-			     o200k_cuts[i], got, nw, k);
+			diag("%s: %s: %d chunks, want %d; first differs at %d",
+			     name, cuts[i], got, nw, k);
 		}
 	}
-	ok(!bad, "pretok: o200k cuts %zu texts (numbers, contractions, CJK, emoji, white space, code, marks) as llama.cpp",
-	   i);
+	ok(!bad, "pretok: %s cuts %zu texts (numbers, contractions, CJK, emoji, white space, code, marks) as llama.cpp",
+	   name, ncuts);
+}
+
+#define CHECK_CUTS(name, pre, t) \
+	check_cuts(name, pre, t, sizeof(t) / sizeof(t[0]))
+
+static void test_pretok_cuts(void)
+{
+	CHECK_CUTS("o200k", TP_PRE_GPT4O, o200k_cuts);
+	CHECK_CUTS("deepseek-v3", TP_PRE_DEEPSEEK3, ds3_cuts);
+	CHECK_CUTS("kimi-k2", TP_PRE_KIMI_K2, kimi_cuts);
 }
 
 /* Malformed metadata: each case names its key. */
@@ -379,13 +473,13 @@ int main(void)
 	struct tp_tok t;
 	char err[300];
 
-	plan(46);
+	plan(48);
 	test_bpe();
 	test_harmony_vocab();
 	test_spm();
 	test_stream();
 	test_pretok();
-	test_pretok_o200k();
+	test_pretok_cuts();
 	test_bad();
 	is_int(from_meta(&t, none, 0, 5, err, sizeof(err)), 1,
 	       "a file without tokenizer.ggml.model has no tokenizer");

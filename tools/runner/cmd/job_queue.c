@@ -122,7 +122,7 @@ void tp_job_append(struct tp_job *j, const char *s, size_t n, int ntok)
 	}
 	for (i = 0; i < n;) {
 		int l;
-		uint32_t cp = tp_utf8_get(s + i, n - i, &l);
+		uint32_t cp = tp_utf8_get_strict(s + i, n - i, &l);
 
 		if (cp == 0xfffd && l == 1) {
 			memcpy(j->text + j->len, "\xef\xbf\xbd", 3);

@@ -120,7 +120,7 @@ static void jstr(const char *key, const char *s, size_t n)
 
 	printf("  \"%s\": \"", key);
 	while (i < n) {
-		uint32_t c = tp_utf8_get(s + i, n - i, &l);
+		uint32_t c = tp_utf8_get_strict(s + i, n - i, &l);
 
 		if (c == '"' || c == '\\')
 			printf("\\%c", (char)c);

@@ -14,12 +14,14 @@ static const char *const names[] = {
 	[TP_CHAT_LLAMA2] = "llama2", [TP_CHAT_LLAMA3] = "llama3",
 	[TP_CHAT_CHATML] = "chatml", [TP_CHAT_ZEPHYR] = "zephyr",
 	[TP_CHAT_QWEN3] = "qwen3", [TP_CHAT_GLM45] = "glm4.5",
-	[TP_CHAT_HARMONY] = "harmony",
+	[TP_CHAT_HARMONY] = "harmony", [TP_CHAT_DEEPSEEK3] = "deepseek3",
+	[TP_CHAT_DEEPSEEK_R1] = "deepseek-r1",
+	[TP_CHAT_DEEPSEEK31] = "deepseek3.1", [TP_CHAT_KIMI_K2] = "kimi-k2",
 };
 
 const char *tp_chat_name(int style)
 {
-	if (style < TP_CHAT_LLAMA2 || style > TP_CHAT_HARMONY)
+	if (style < TP_CHAT_LLAMA2 || style > TP_CHAT_KIMI_K2)
 		return NULL;
 	return names[style];
 }
@@ -28,7 +30,7 @@ int tp_chat_by_name(const char *name)
 {
 	int i;
 
-	for (i = TP_CHAT_LLAMA2; i <= TP_CHAT_HARMONY; i++)
+	for (i = TP_CHAT_LLAMA2; i <= TP_CHAT_KIMI_K2; i++)
 		if (!strcmp(name, names[i]))
 			return i;
 	return -1;
@@ -45,6 +47,15 @@ int tp_chat_detect(const char *tmpl, char *err, size_t errlen)
 	 * <|end|> as zephyr's might */
 	if (strstr(tmpl, "<|channel|>"))
 		return TP_CHAT_HARMONY;
+	/* llama.cpp's tests for DeepSeek V3 and Kimi K2; then R1 thinks
+	 * first, V3.1 answers after an empty think block */
+	if (strstr(tmpl, "<｜Assistant｜>") && strstr(tmpl, "<｜User｜>") &&
+	    strstr(tmpl, "<｜end▁of▁sentence｜>"))
+		return strstr(tmpl, "<think></think>") ? TP_CHAT_DEEPSEEK31 :
+		       strstr(tmpl, "<think>") ? TP_CHAT_DEEPSEEK_R1 :
+		       TP_CHAT_DEEPSEEK3;
+	if (strstr(tmpl, "<|im_assistant|>assistant<|im_middle|>"))
+		return TP_CHAT_KIMI_K2;
 	if (strstr(tmpl, "<|im_start|>") && strstr(tmpl, "<think>"))
 		return TP_CHAT_QWEN3;
 	if (strstr(tmpl, "<|im_start|>"))
@@ -60,7 +71,7 @@ int tp_chat_detect(const char *tmpl, char *err, size_t errlen)
 	    !strstr(tmpl, "<|end|>"))
 		return TP_CHAT_ZEPHYR;
 	snprintf(err, errlen,
-		 "the model's chat template is not one tprun knows (llama2 [INST], llama3 <|start_header_id|>, chatml <|im_start|>, zephyr <|user|>, qwen3, glm4.5 [gMASK]<sop>, harmony <|channel|>); it starts: %.60s",
+		 "the model's chat template is not one tprun knows (llama2 [INST], llama3 <|start_header_id|>, chatml <|im_start|>, zephyr <|user|>, qwen3, glm4.5 [gMASK]<sop>, harmony <|channel|>, deepseek3 <｜User｜>, kimi-k2 <|im_middle|>); it starts: %.60s",
 		 tmpl);
 	return -1;
 }
@@ -321,6 +332,74 @@ static void harmony(struct sb *b, const struct tp_chat_msg *m, int n)
 	put(b, "<|start|>assistant");
 }
 
+/*
+ * DeepSeek V3's, R1's and V3.1's templates (without tools): the system
+ * messages first (BOS before them is the tokenizer's), then the turns;
+ * R1 keeps of an earlier answer what follows its last "</think>", V3.1
+ * what follows the first, after an empty think block.
+ */
+static void deepseek(struct sb *b, const struct tp_chat_msg *m, int n,
+		     int style)
+{
+	const char *c, *p;
+	int i, sys = 0, after_user = 0;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(m[i].role, "system")) {
+			if (sys++)
+				put(b, "\n\n");
+			put(b, m[i].content);
+		}
+	for (i = 0; i < n; i++) {
+		if (!strcmp(m[i].role, "user")) {
+			put(b, "<｜User｜>");
+			put(b, m[i].content);
+			after_user = 1;
+			continue;
+		}
+		if (strcmp(m[i].role, "assistant"))
+			continue;
+		c = m[i].content;
+		if (style == TP_CHAT_DEEPSEEK31) {
+			if (after_user)
+				put(b, "<｜Assistant｜><think></think>");
+			if ((p = strstr(c, "</think>")))
+				c = p + 8;
+		} else {
+			put(b, "<｜Assistant｜>");
+			while (style == TP_CHAT_DEEPSEEK_R1 &&
+			       (p = strstr(c, "</think>")))
+				c = p + 8;
+		}
+		put(b, c);
+		put(b, "<｜end▁of▁sentence｜>");
+		after_user = 0;
+	}
+	put(b, "<｜Assistant｜>");
+	if (style == TP_CHAT_DEEPSEEK_R1)
+		put(b, "<think>\n");
+	else if (style == TP_CHAT_DEEPSEEK31)
+		put(b, "<think></think>");
+}
+
+/* Kimi K2's template (without tools), with its default system message. */
+static void kimi_k2(struct sb *b, const struct tp_chat_msg *m, int n)
+{
+	int i;
+
+	if (strcmp(m[0].role, "system"))
+		put(b, "<|im_system|>system<|im_middle|>You are Kimi, an AI assistant created by Moonshot AI.<|im_end|>\n");
+	for (i = 0; i < n; i++) {
+		put(b, !strcmp(m[i].role, "user") ? "<|im_user|>user" :
+		       !strcmp(m[i].role, "assistant") ?
+		       "<|im_assistant|>assistant" : "<|im_system|>system");
+		put(b, "<|im_middle|>");
+		put(b, m[i].content);
+		put(b, "<|im_end|>");
+	}
+	put(b, "<|im_assistant|>assistant<|im_middle|>");
+}
+
 char *tp_chat_render_flags(int style, const struct tp_chat_msg *m, int n,
 			   const char *eos, int flags, char *err,
 			   size_t errlen)
@@ -384,6 +463,14 @@ char *tp_chat_render_flags(int style, const struct tp_chat_msg *m, int n,
 		break;
 	case TP_CHAT_HARMONY:
 		harmony(&b, m, n);
+		break;
+	case TP_CHAT_DEEPSEEK3:
+	case TP_CHAT_DEEPSEEK_R1:
+	case TP_CHAT_DEEPSEEK31:
+		deepseek(&b, m, n, style);
+		break;
+	case TP_CHAT_KIMI_K2:
+		kimi_k2(&b, m, n);
 		break;
 	default:
 		free(b.s);

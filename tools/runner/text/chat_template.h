@@ -5,10 +5,15 @@
  * recognises the known families by their markers, as llama.cpp does
  * (llama2 "[INST]", llama3 "<|start_header_id|>", chatml "<|im_start|>",
  * zephyr "<|user|>"; Qwen3's chatml with "<think>", GLM-4.5's "[gMASK]<sop>"
- * with "<think>"; gpt-oss's harmony "<|channel|>") and renders a conversation in that family's format, as
- * the template's Jinja renders it (for Qwen3 and GLM-4.5: the earlier
- * answers' thinking left out, and the "no thinking" variants of the
- * templates' enable_thinking).
+ * with "<think>"; gpt-oss's harmony "<|channel|>"; DeepSeek V3's
+ * "<｜User｜>", "<｜Assistant｜>" and "<｜end▁of▁sentence｜>", R1's with
+ * "<think>", V3.1's with "<think></think>"; Kimi K2's
+ * "<|im_assistant|>assistant<|im_middle|>") and renders a conversation in
+ * that family's format, as the template's Jinja renders it (for Qwen3 and
+ * GLM-4.5: the earlier answers' thinking left out, and the "no thinking"
+ * variants of the templates' enable_thinking; for R1 and V3.1 the earlier
+ * answers' thinking left out, R1's answer opened with "<think>\n", V3.1's
+ * without thinking, its template's default).
  * Any other template is refused with a message. The rendering leaves out
  * the BOS token: the tokenizer adds it when the file asks.
  */
@@ -19,7 +24,8 @@
 
 enum tp_chat_style {
 	TP_CHAT_LLAMA2 = 1, TP_CHAT_LLAMA3, TP_CHAT_CHATML, TP_CHAT_ZEPHYR,
-	TP_CHAT_QWEN3, TP_CHAT_GLM45, TP_CHAT_HARMONY,
+	TP_CHAT_QWEN3, TP_CHAT_GLM45, TP_CHAT_HARMONY, TP_CHAT_DEEPSEEK3,
+	TP_CHAT_DEEPSEEK_R1, TP_CHAT_DEEPSEEK31, TP_CHAT_KIMI_K2,
 };
 
 /* Rendering flags: the template's enable_thinking = false. */

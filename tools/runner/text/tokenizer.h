@@ -6,8 +6,9 @@
  *    become U+2581 "▁"; adjacent pieces merge, highest score first, while
  *    the merge is a token; a piece that is no token falls back to its
  *    bytes' <0xNN> tokens.
- *  - "gpt2": byte-level BPE. A pre-tokenizer regex (GPT-2's, Llama 3's or
- *    Qwen2's, by tokenizer.ggml.pre) splits the text into words, each
+ *  - "gpt2": byte-level BPE. A pre-tokenizer (GPT-2's, Llama 3's, Qwen2's,
+ *    o200k's, DeepSeek V3's or Kimi K2's, by tokenizer.ggml.pre; see
+ *    pretokenizer.c) splits the text into words, each
  *    byte maps to a printable code point (GPT-2's byte-to-unicode map),
  *    and pairs merge in the order of tokenizer.ggml.merges.
  * User-defined tokens found in the text are taken as they are; control
@@ -21,7 +22,10 @@
 struct gguf;
 
 enum tp_tok_kind { TP_TOK_SPM = 1, TP_TOK_BPE };
-enum tp_tok_pre { TP_PRE_GPT2, TP_PRE_LLAMA3, TP_PRE_QWEN2, TP_PRE_GPT4O };
+enum tp_tok_pre {
+	TP_PRE_GPT2, TP_PRE_LLAMA3, TP_PRE_QWEN2, TP_PRE_GPT4O, TP_PRE_DEEPSEEK3,
+	TP_PRE_KIMI_K2,
+};
 /* GGUF token types */
 enum {
 	TP_TT_NORMAL = 1, TP_TT_UNKNOWN, TP_TT_CONTROL, TP_TT_USER,

@@ -238,8 +238,17 @@ static int load_pre(struct tp_tok *t, const struct gguf *g, char *err,
 		t->pre = TP_PRE_GPT4O;
 		return 0;
 	}
+	/* DeepSeek V3/R1 (deepseek2 files); Kimi K2 (the same arch) */
+	if (gguf_str_eq(s, "deepseek-v3")) {
+		t->pre = TP_PRE_DEEPSEEK3;
+		return 0;
+	}
+	if (gguf_str_eq(s, "kimi-k2")) {
+		t->pre = TP_PRE_KIMI_K2;
+		return 0;
+	}
 	return bad(err, errlen,
-		   "tokenizer.ggml.pre '%.*s' is not supported (gpt-2, llama-bpe, qwen2, glm4, gpt-4o)",
+		   "tokenizer.ggml.pre '%.*s' is not supported (gpt-2, llama-bpe, qwen2, glm4, gpt-4o, deepseek-v3, kimi-k2)",
 		   (int)(s.len > 64 ? 64 : s.len), s.p);
 }
 

@@ -59,3 +59,16 @@ size_t tp_utf8_put(char *o, uint32_t cp)
 	o[3] = (char)(0x80 | (cp & 0x3f));
 	return 4;
 }
+
+uint32_t tp_utf8_get_strict(const char *s, size_t n, int *len)
+{
+	static const uint32_t least[5] = { 0, 0, 0x80, 0x800, 0x10000 };
+	uint32_t cp = tp_utf8_get(s, n, len);
+
+	if ((cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff ||
+	    cp < least[*len]) {
+		*len = 1;
+		return 0xfffd;
+	}
+	return cp;
+}
