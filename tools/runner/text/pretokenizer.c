@@ -202,6 +202,16 @@ static int newlines_or_spaces(const uint32_t *c, int i, int n)
 	return spaces(c, i, n);
 }
 
+/* \p{N}{1,MAX} at I: how many numbers (0 when C[I] is none). */
+static int numbers(const uint32_t *c, int i, int n, int max)
+{
+	int k;
+
+	for (k = i; k < n && k - i < max && is_number(c[k]); k++)
+		;
+	return k - i;
+}
+
 /*
  * The tail Llama 3's and o200k's regexes share, at I:
  * ?[^\s\p{L}\p{N}]+[\r\n]* (o200k, SLASH: [\r\n/]*)|\s*[\r\n]+|
@@ -233,10 +243,9 @@ static int match_llama3(const uint32_t *c, int i, int n, int maxdig)
 		;
 	if (k > j)
 		return k - i;
-	for (k = i; k < n && k - i < maxdig && is_number(c[k]); k++)
-		;
-	if (k > i)
-		return k - i;
+	k = numbers(c, i, n, maxdig);
+	if (k)
+		return k;
 	return punct_or_spaces(c, i, n, 0);
 }
 
@@ -276,10 +285,9 @@ static int match_gpt4o(const uint32_t *c, int i, int n)
 	k = cased_word(c, j, n);
 	if (k > j)
 		return k + contraction(c, k, n, 1) - i;
-	for (k = i; k < n && k - i < 3 && is_number(c[k]); k++)
-		;
-	if (k > i)
-		return k - i;
+	k = numbers(c, i, n, 3);
+	if (k)
+		return k;
 	return punct_or_spaces(c, i, n, 1);
 }
 
@@ -310,10 +318,9 @@ static int match_kimi(const uint32_t *c, int i, int n)
 		;
 	if (k > j)
 		return k + contraction(c, k, n, 1) - i;
-	for (k = i; k < n && k - i < 3 && is_number(c[k]); k++)
-		;
-	if (k > i)
-		return k - i;
+	k = numbers(c, i, n, 3);
+	if (k)
+		return k;
 	return punct_or_spaces(c, i, n, 0);
 }
 
@@ -408,8 +415,7 @@ static int pretok_deepseek3(const uint32_t *c, int n, int *end)
 
 	while (i < n) {
 		if (is_number(c[i])) {	/* \p{N}{1,3}: no further cuts */
-			for (k = i; k < n && k - i < 3 && is_number(c[k]); k++)
-				;
+			k = i + numbers(c, i, n, 3);
 			end[nw++] = k;
 		} else {
 			for (k = i; k < n && !is_number(c[k]); k++)
