@@ -36,7 +36,7 @@
 # 8 busy QPs, a starved guest (host load average 11 on 2 cores) ran out
 # of retries even at 1 % loss, from timeouts that were not losses.
 # Knobs: TBR_LOSS_FULL, TBR_LOSS_RATES ("1 5 10"), TBR_LOSS_BULK_MIB,
-# TBR_LOSS_SEED (1).
+# TBR_LOSS_SEED (1), TBR_LOSS_PERF_RATES (below).
 # timeout: 900
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib-verbs.sh"
@@ -72,6 +72,10 @@ else
 	perf_tools=([reorder]="ib_write_bw ib_read_bw" [corrupt]="ib_send_bw ib_atomic_bw")
 fi
 bulk=${TBR_LOSS_BULK_MIB:-$bulk}
+# TBR_LOSS_PERF_RATES: the rates perftest runs at instead ("" for none:
+# make check's smoke guests, where perftest's four runs were most of this
+# test's minute and the transfer, rping and pingpong check the data).
+perf_rates=${TBR_LOSS_PERF_RATES-$perf_rates}
 
 # netem_dropped DEV [NETNS-CMD] — frames the root netem qdisc dropped.
 netem_dropped() {

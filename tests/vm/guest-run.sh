@@ -30,6 +30,12 @@ while IFS='=' read -r k v; do cfg[$k]=$v; done <"$res/config"
 root=${cfg[TBRDMA_ROOT]:-} moddir=${cfg[TBRDMA_MODDIR]:-${cfg[TBRDMA_ROOT]:-}} dir=${cfg[SELFTEST_DIR]:-} default_timeout=${cfg[TEST_TIMEOUT]:-300}
 scale=${cfg[TIMEOUT_SCALE]:-1}	# a debug kernel runs everything slower
 read -ra tests <<<"${cfg[TESTS]:-}"
+# A test's knobs (TBR_*, each test's header names its own) from
+# `run-vm.sh --config TBR_X=V`: make check bounds some tests with them on
+# the kernels after the first.
+for k in "${!cfg[@]}"; do
+	[[ $k == TBR_* ]] && export "$k=${cfg[$k]}"
+done
 
 # The initramfs /init did the mounts, lo and the hostname (it is faster).
 setup_system() {
