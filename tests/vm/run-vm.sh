@@ -30,7 +30,9 @@ usage: tests/vm/run-vm.sh [options] [TEST|GLOB...]
   --smp N             virtual CPUs (default 2)
   --results DIR       write the results to DIR (empty or new) instead of a mktemp dir
   --config KEY=VALUE  one more line for the guest's config (repeatable; the
-                      guest reads it in /run/tbrdma-results/config)
+                      guest reads it in /run/tbrdma-results/config; TBR_*
+                      keys reach the tests as environment variables, e.g.
+                      --config TBR_LOSS_RATES=5)
   --qemu-arg ARG      one more qemu argument (repeatable): run-cluster.sh's
                       cables and shared directory
 env: TBRDMA_VM_CPU (qemu's -cpu, default max,erms=off,fsrm=off),
