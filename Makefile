@@ -112,7 +112,7 @@ modules-for:
 # the compiler its headers ask for, the provider against its libibverbs --
 # and is what that release's guest runs (run-vm.sh --dist DIST).
 DIST ?=
-DISTS := $(shell tools/dist-root.sh list)
+KNOWN_DISTS := $(shell tools/dist-root.sh list)
 DIST_TREE = $(BUILD)/dist/$(DIST)/tree
 # $(call in_dist,COMMAND): COMMAND inside DIST's root, the copy of the tree
 # visible at its own path.
@@ -120,8 +120,8 @@ in_dist = tools/dist-root.sh run $(DIST) --bind $(DIST_TREE) -- $(1)
 comma := ,
 .PHONY: dist-build dist-sparse dist-unit-tests check-dist-name
 check-dist-name:
-	@test -n "$(filter $(DIST),$(DISTS))" -a -n "$(DIST)" || \
-		{ echo "DIST must be one of: $(DISTS)" >&2; exit 2; }
+	@test -n "$(filter $(DIST),$(KNOWN_DISTS))" -a -n "$(DIST)" || \
+		{ echo "DIST must be one of: $(KNOWN_DISTS)" >&2; exit 2; }
 
 dist-build: check-dist-name
 	tools/tree-copy.sh $(DIST_TREE)
