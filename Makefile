@@ -166,7 +166,10 @@ unit-tests:
 # tprun against llama.cpp (tests/llama-ref, installed by `make deps`):
 # the same prompt tokens and greedy tokens for every exported weight type,
 # over 1, 2 and 4 ranks (TCP on the host; the types of issues 41 and 42
-# over 1 and 4 in `make check`, all three with llama-ref-full).
+# over 1 and 4 in `make check`, all three with llama-ref-full); the
+# architectures of issue 41 on 1 and 3 ranks (Q8_0 and Q4_K on 1-4), those
+# of issue 42 (deepseek2, gpt-oss) on 1-4 in every type; llama-ref-full
+# runs every architecture and type on 1-4 ranks.
 .PHONY: llama-ref llama-ref-full
 llama-ref: runner
 	tests/llama-ref/compare.sh --save-ref build/llama-ref

@@ -35,8 +35,11 @@
 # and its NextN layer), on the longer prompt, tokens and text only: every
 # architecture and type with 1 and 3 ranks, Q8_0 and Q4_K also with 2 and
 # 4 (where the experts are split by width and whole); --archs-full (make
-# llama-ref-full) runs every one with 1, 2, 3 and 4 ranks. A type this
-# build of tprun does not have yet is skipped, saying so.
+# llama-ref-full) runs every one with 1, 2, 3 and 4 ranks. Those of issue
+# 42, deepseek2 ($ds_types) and gpt-oss ($gpt_types: MXFP4 on every
+# matrix and on the experts only, as llama.cpp's MXFP4_MOE), run with 1,
+# 2, 3 and 4 ranks in every type always. A type this build of tprun does
+# not have yet is skipped, saying so.
 # --save-ref DIR keeps each model and llama.cpp's answer for it
 # (DIR/NAME.gguf, DIR/NAME.json); --ref DIR uses those instead of running
 # llama.cpp, so a machine without it (the test guest, where node would take
@@ -58,8 +61,11 @@ arch_types="q8_0 q4_k q2_k q3_k iq4_xs f16"
 # deepseek2's (issue 42): the types DeepSeek V3/R1 and Kimi K2 are
 # published in, Unsloth's dynamic 1-3-bit ones among them
 ds_types="f32 q8_0 q4_k q2_k iq2_xxs iq3_xxs iq1_s"
-# gpt-oss's: its published files hold the experts in MXFP4
-gpt_types="f32 q8_0 q4_k mxfp4"
+# gpt-oss's: its published files hold the experts in MXFP4 (mxfp4_moe:
+# llama.cpp's MXFP4_MOE, the experts in MXFP4 and every other matrix in
+# Q8_0, made by moe-mix.py; mxfp4 has every matrix in MXFP4), and the
+# 1-3-bit types of issue 42 as deepseek2's
+gpt_types="f32 q8_0 q4_k mxfp4 mxfp4_moe q2_k iq2_xxs iq3_xxs iq1_s"
 archs="qwen3 qwen3moe glm4moe deepseek2 gpt-oss"
 archs_full=
 archs_only=
@@ -404,7 +410,20 @@ for arch in $archs; do
 		shape=("${arch_shape[@]}" "${moe[@]}")
 		[ "$arch" = deepseek2 ] && shape=("${ds_shape[@]}")
 		[ "$arch" = gpt-oss ] && shape=("${gpt_shape[@]}")
-		if [ -z "$ref_dir" ]; then
+		if [ -z "$ref_dir" ] && [ "$type" = mxfp4_moe ]; then
+			# experts from an MXFP4 export, the rest from a Q8_0 one
+			if ! "$top/tools/tprun" --export-gguf "$tmp/moe-experts.gguf" \
+				--arch "$arch" --seed 7 "${shape[@]}" --wtype mxfp4 \
+				>"$tmp/export.log" 2>&1 ||
+				! "$top/tools/tprun" --export-gguf "$tmp/moe-rest.gguf" \
+				--arch "$arch" --seed 7 "${shape[@]}" --wtype q8_0 \
+				>>"$tmp/export.log" 2>&1 ||
+				! python3 "$here/moe-mix.py" "$tmp/moe-experts.gguf" \
+				"$tmp/moe-rest.gguf" "$model" 38 >>"$tmp/export.log" 2>&1; then
+				not_ok "$arch $type: export" "$(cat "$tmp/export.log")"
+				continue
+			fi
+		elif [ -z "$ref_dir" ]; then
 			if ! "$top/tools/tprun" --export-gguf "$model" --arch "$arch" \
 				--seed 7 "${shape[@]}" --wtype "$type" \
 				>"$tmp/export.log" 2>&1; then
@@ -416,11 +435,14 @@ for arch in $archs; do
 				continue
 			fi
 		fi
+		# deepseek2 and gpt-oss (issue 42) on 1-4 ranks in every
+		# type: each run of their small models takes 0.2-0.6 s
 		arch_ranks="1 3"
 		if [ -n "$archs_full" ]; then
 			arch_ranks="1 2 3 4"
 		elif [ "$type" = q8_0 ] || [ "$type" = q4_k ] ||
-			[ "$type" = f32 ] || [ "$arch" = gpt-oss ]; then
+			[ "$type" = f32 ] || [ "$arch" = gpt-oss ] ||
+			[ "$arch" = deepseek2 ]; then
 			arch_ranks="1 2 3 4"
 		fi
 		# deepseek2's latent attention: its F32 logits too (1.8e-6

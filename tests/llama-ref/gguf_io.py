@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # gguf_io.py — read and write the GGUF v3 files `tprun --export-gguf`
 # writes (alignment 32), for the scripts that derive test models from them
-# (arch-edit.py, gpt2-tokenizer.py, chunk-tokenizer.py, yarn-edit.py).
+# (arch-edit.py, gpt2-tokenizer.py, chunk-tokenizer.py, yarn-edit.py,
+# moe-mix.py).
 #   read(path) -> (magic, version, kvs, tensors, data)
 #       kvs: [(key bytes, type, value)], an array value is (type, [values]);
 #       tensors: [(name bytes, dims, type, offset into data)]
