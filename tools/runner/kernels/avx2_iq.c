@@ -24,6 +24,7 @@
 #include "kernels/iq_tables.h"
 #include "kernels/kernels.h"
 #include "kernels/x86.h"
+#include "kernels/x86_iq.h"
 
 /* the 8 groups of a super-block unrolled (index arithmetic constant) */
 #define UNROLL8 _Pragma("GCC unroll 8")
@@ -203,25 +204,6 @@ AVX2 static inline struct iq_grp iq1_m_grp(const void *blk, int ib)
 		   iq1_m_shifts(hh));
 	g.scl = factors(sc & 7, sc >> 3 & 7);
 	return g;
-}
-
-/* The block scales d, as generic reads them */
-static inline float d_f16(const void *blk)
-{
-	uint16_t h;
-
-	memcpy(&h, blk, 2);
-	return h2f(h);
-}
-
-static inline float d_iq1_m(const void *blk)
-{
-	const struct tp_block_iq1_m *x = blk;
-	uint16_t sc[4];
-
-	memcpy(sc, x->scales, 8);
-	return h2f((uint16_t)((sc[0] >> 12) | ((sc[1] >> 8) & 0x00f0) |
-			      ((sc[2] >> 4) & 0x0f00) | (sc[3] & 0xf000)));
 }
 
 /* A group's products with activation bytes Q, added to ACC */
