@@ -29,7 +29,7 @@
 #include "kernels/x86.h"
 #include "kernels/x86_iq.h"
 
-#define AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni,bmi2,avx2,fma,f16c")))
+#define AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni,avx512vbmi,bmi2,avx2,fma,f16c")))
 #define UNROLL_STEPS _Pragma("GCC unroll 4")
 
 /* A step of 64 weights: unsigned magnitudes, the elements whose product
@@ -102,8 +102,7 @@ static inline uint64_t low28x2(uint32_t a, uint32_t b)
 }
 
 
-/* Grid rows of TABLE at the 8 (16) indices IDX */
-#ifndef TP_GATHER
+/* Grid rows of TABLE at the 8 indices IDX (IQ1; vpgatherqq was slower) */
 AVX512 static inline __m512i grid64(__m512i idx, const uint64_t *table)
 {
 	uint64_t i[8];
@@ -115,159 +114,247 @@ AVX512 static inline __m512i grid64(__m512i idx, const uint64_t *table)
 				 (long long)table[i[6]], (long long)table[i[7]]);
 }
 
-AVX512 static inline __m512i grid32(__m512i idx, const uint32_t *table)
+/*
+ * IQ2 and IQ3 grid entries as codes: the position of each value in its
+ * type's list of 4 (2 bits, IQ2) or 8 (3 bits, IQ3), element 0 lowest;
+ * 16 bits an entry, so 32 lookups are vpermi2w's over the table 64 entries
+ * at a time, chosen by the index's higher bits (code_lookup), and a step's
+ * codes become bytes by vpmultishiftqb and vpermb (VBMI) on the values.
+ */
+static const uint8_t iq2_values[4] = { 8, 25, 43, 62 };
+static const uint8_t iq3_xxs_values[8] = { 4, 12, 20, 28, 36, 44, 52, 62 };
+static const uint8_t iq3_s_values[8] = { 1, 3, 5, 7, 9, 11, 13, 15 };
+static uint16_t codes_iq2xxs[256] __attribute__((aligned(64)));
+static uint16_t codes_iq2xs[512] __attribute__((aligned(64)));
+static uint16_t codes_iq2s[1024] __attribute__((aligned(64)));
+static uint16_t codes_iq3xxs[256] __attribute__((aligned(64)));
+static uint16_t codes_iq3s[512] __attribute__((aligned(64)));
+
+/* CODES[i] for the N entries of BYTES values each at GRID; 0 if a byte
+ * is not among the NV VALUES */
+static int make_codes(uint16_t *codes, const void *grid, int n, int bytes,
+		      const uint8_t *values, int nv)
 {
-	uint32_t i[16];
+	int bits = nv == 4 ? 2 : 3, i, j, v;
 
-	_mm512_storeu_si512(i, idx);
-	return _mm512_setr_epi32((int)table[i[0]], (int)table[i[1]],
-				 (int)table[i[2]], (int)table[i[3]],
-				 (int)table[i[4]], (int)table[i[5]],
-				 (int)table[i[6]], (int)table[i[7]],
-				 (int)table[i[8]], (int)table[i[9]],
-				 (int)table[i[10]], (int)table[i[11]],
-				 (int)table[i[12]], (int)table[i[13]],
-				 (int)table[i[14]], (int)table[i[15]]);
+	for (i = 0; i < n; i++) {
+		const uint8_t *g = (const uint8_t *)grid + (size_t)i * bytes;
+
+		codes[i] = 0;
+		for (j = 0; j < bytes; j++) {
+			for (v = 0; v < nv && values[v] != g[j]; v++)
+				;
+			if (v == nv)
+				return 0;
+			codes[i] |= (uint16_t)(v << (bits * j));
+		}
+	}
+	return 1;
 }
-#else
-#define grid64(idx, t) _mm512_i64gather_epi64(idx, t, 8)
-#define grid32(idx, t) _mm512_i32gather_epi32(idx, t, 4)
-#endif
 
-/* ---- per type: the super-block's 16 factors, then the steps --------- */
+/* The codes of the 32 entries IDX (16-bit lanes) of a table of 64 PAIRS */
+AVX512 static inline __m512i code_lookup(__m512i idx, const uint16_t *table,
+					 int pairs)
+{
+	__m512i r[16];
+	int p, bit, n;
 
-AVX512 static inline __m256i iq2_xxs_factors(const void *blk)
+	_Pragma("GCC unroll 16")
+	for (p = 0; p < pairs; p++)
+		r[p] = _mm512_permutex2var_epi16(
+			_mm512_load_si512(table + 64 * p), idx,
+			_mm512_load_si512(table + 64 * p + 32));
+	_Pragma("GCC unroll 4")
+	for (bit = 64, n = pairs; n > 1; bit *= 2, n /= 2) {
+		__mmask32 k = _mm512_test_epi16_mask(idx,
+						     _mm512_set1_epi16((short)bit));
+
+		_Pragma("GCC unroll 8")
+		for (p = 0; p < n / 2; p++)
+			r[p] = _mm512_mask_blend_epi16(k, r[2 * p], r[2 * p + 1]);
+	}
+	return r[0];
+}
+
+/* The values of each code repeated over 64 bytes (vpermb's table) */
+static uint8_t bytes_iq2[64] __attribute__((aligned(64)));
+static uint8_t bytes_iq3xxs[64] __attribute__((aligned(64)));
+static uint8_t bytes_iq3s[64] __attribute__((aligned(64)));
+
+/* IQ2: the 64 bytes of the 8 codes in 16-bit lanes 8 I .. 8 I + 7 of C */
+AVX512 static inline __m512i iq2_bytes(__m512i c, int i, const uint8_t *values)
+{
+	__m512i q = _mm512_cvtepu16_epi64(_mm512_extracti32x4_epi32(c, i));
+
+	return _mm512_permutexvar_epi8(_mm512_multishift_epi64_epi8(
+		_mm512_set1_epi64(0x0e0c0a0806040200ll), q), _mm512_load_si512(values));
+}
+
+/* IQ3: the 64 bytes of the 16 codes in lanes 16 (I % 2) .. of C */
+AVX512 static inline __m512i iq3_bytes(__m512i c, int i, const uint8_t *values)
+{
+	__m512i q = _mm512_cvtepu16_epi32(_mm512_extracti64x4_epi64(c, i % 2));
+
+	return _mm512_permutexvar_epi8(_mm512_multishift_epi64_epi8(
+		_mm512_set1_epi64(0x2926232009060300ll), q), _mm512_load_si512(values));
+}
+
+/* ---- per type: a super-block's factors (and codes), then the steps --- */
+
+/* What a super-block's steps share */
+struct iq_blk {
+	__m256i f;	/* factors 2s + 1 of its 16 runs of 16 (16-bit lanes) */
+	__m512i c[2];	/* IQ2: the 32 groups' codes; IQ3: 64 in two */
+};
+
+AVX512 static inline void iq2_xxs_prep(const void *blk, struct iq_blk *c)
 {
 	const struct tp_block_iq2_xxs *x = blk;
 	__m512i w = _mm512_loadu_si512(x->qs);	/* 8 x (indices, signs) */
 
-	return odd(per16(_mm512_cvtepi64_epi16(_mm512_srli_epi64(w, 60))));
+	c->f = odd(per16(_mm512_cvtepi64_epi16(_mm512_srli_epi64(w, 60))));
+	c->c[0] = code_lookup(_mm512_cvtepu8_epi16(_mm512_cvtepi64_epi32(w)),
+			      codes_iq2xxs, 4);
 }
 
-AVX512 static inline struct iq_w64 iq2_xxs_step(const void *blk, __m256i f,
-						int i)
+AVX512 static inline struct iq_w64 iq2_xxs_step(const void *blk,
+						const struct iq_blk *c, int i)
 {
 	const struct tp_block_iq2_xxs *x = blk;
-	const uint8_t *p = (const uint8_t *)x->qs + 16 * i;
-	__m128i v = _mm_loadu_si128((const __m128i *)p);
-	__m512i idx = _mm512_cvtepu8_epi64(_mm_shuffle_epi32(v, 0x08));
-	uint32_t s0, s1;
+	uint32_t s[4];
 	struct iq_w64 g;
 
-	memcpy(&s0, p + 4, 4);
-	memcpy(&s1, p + 12, 4);
-	g.mag = grid64(idx, tp_iq2xxs_grid);
-	g.neg = ksigns8(low28x2(s0, s1));
-	g.scl = step_factors(f, i);
+	memcpy(s, x->qs + 8 * i, 16);	/* indices, signs, indices, signs */
+	g.mag = iq2_bytes(c->c[0], i, bytes_iq2);
+	g.neg = ksigns8(low28x2(s[1], s[3]));
+	g.scl = step_factors(c->f, i);
 	return g;
 }
 
-AVX512 static inline __m256i iq2_xs_factors(const void *blk)
-{
-	return odd(nibbles16(((const struct tp_block_iq2_xs *)blk)->scales));
-}
-
-AVX512 static inline struct iq_w64 iq2_xs_step(const void *blk, __m256i f,
-					       int i)
+AVX512 static inline void iq2_xs_prep(const void *blk, struct iq_blk *c)
 {
 	const struct tp_block_iq2_xs *x = blk;
-	const uint16_t *q = x->qs + 8 * i;
-	__m512i idx = _mm512_and_si512(_mm512_cvtepu16_epi64(
-		_mm_loadu_si128((const __m128i *)q)), _mm512_set1_epi64(511));
+
+	c->f = odd(nibbles16(x->scales));
+	c->c[0] = code_lookup(_mm512_and_si512(_mm512_loadu_si512(x->qs),
+					       _mm512_set1_epi16(511)),
+			      codes_iq2xs, 8);
+}
+
+AVX512 static inline struct iq_w64 iq2_xs_step(const void *blk,
+					       const struct iq_blk *c, int i)
+{
+	const struct tp_block_iq2_xs *x = blk;
 	uint64_t a, b;
 	struct iq_w64 g;
 
-	memcpy(&a, q, 8);
-	memcpy(&b, q + 4, 8);
-	g.mag = grid64(idx, tp_iq2xs_grid);
+	memcpy(&a, x->qs + 8 * i, 8);
+	memcpy(&b, x->qs + 8 * i + 4, 8);
+	g.mag = iq2_bytes(c->c[0], i, bytes_iq2);
 	g.neg = ksigns8(_pext_u64(a, 0xfe00fe00fe00fe00ull) |
 			_pext_u64(b, 0xfe00fe00fe00fe00ull) << 28);
-	g.scl = step_factors(f, i);
+	g.scl = step_factors(c->f, i);
 	return g;
 }
 
-AVX512 static inline __m256i iq2_s_factors(const void *blk)
-{
-	return odd(nibbles16(((const struct tp_block_iq2_s *)blk)->scales));
-}
-
-AVX512 static inline struct iq_w64 iq2_s_step(const void *blk, __m256i f,
-					      int i)
+AVX512 static inline void iq2_s_prep(const void *blk, struct iq_blk *c)
 {
 	const struct tp_block_iq2_s *x = blk;
-	const __m512i shift = _mm512_setr_epi64(0, 2, 4, 6, 8, 10, 12, 14);
-	uint16_t h;
+	/* group g: bits 2 (g % 4) of qh[g / 4] are its index's 9th and 10th */
+	static const uint16_t byte_of[32] = {
+		0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3,
+		4, 4, 4, 4, 5, 5, 5, 5, 6, 6, 6, 6, 7, 7, 7, 7,
+	};
+	static const uint16_t shift[32] = {
+		0, 2, 4, 6, 0, 2, 4, 6, 0, 2, 4, 6, 0, 2, 4, 6,
+		0, 2, 4, 6, 0, 2, 4, 6, 0, 2, 4, 6, 0, 2, 4, 6,
+	};
+	__m512i h = _mm512_permutexvar_epi16(_mm512_loadu_si512(byte_of),
+		_mm512_castsi128_si512(_mm_cvtepu8_epi16(
+			_mm_loadl_epi64((const __m128i *)x->qh))));
+
+	h = _mm512_and_si512(_mm512_srlv_epi16(h, _mm512_loadu_si512(shift)),
+			     _mm512_set1_epi16(3));
+	c->f = odd(nibbles16(x->scales));
+	c->c[0] = code_lookup(_mm512_or_si512(_mm512_cvtepu8_epi16(
+			_mm256_loadu_si256((const __m256i *)x->qs)),
+			_mm512_slli_epi16(h, 8)), codes_iq2s, 16);
+}
+
+AVX512 static inline struct iq_w64 iq2_s_step(const void *blk,
+					      const struct iq_blk *c, int i)
+{
+	const struct tp_block_iq2_s *x = blk;
 	uint64_t signs;
-	__m512i hi, idx;
 	struct iq_w64 g;
 
-	memcpy(&h, x->qh + 2 * i, 2);	/* 2 bits per group */
 	memcpy(&signs, x->qs + 32 + 8 * i, 8);
-	hi = _mm512_and_si512(_mm512_srlv_epi64(_mm512_set1_epi64(h), shift),
-			      _mm512_set1_epi64(3));
-	idx = _mm512_or_si512(_mm512_cvtepu8_epi64(_mm_loadl_epi64(
-			(const __m128i *)(x->qs + 8 * i))),
-			      _mm512_slli_epi64(hi, 8));
-	g.mag = grid64(idx, tp_iq2s_grid);
+	g.mag = iq2_bytes(c->c[0], i, bytes_iq2);
 	g.neg = _cvtu64_mask64(signs);
-	g.scl = step_factors(f, i);
+	g.scl = step_factors(c->f, i);
 	return g;
 }
 
-AVX512 static inline __m256i iq3_xxs_factors(const void *blk)
+AVX512 static inline void iq3_xxs_prep(const void *blk, struct iq_blk *c)
 {
 	const struct tp_block_iq3_xxs *x = blk;
 	__m256i w = _mm256_loadu_si256((const __m256i *)(x->qs + 64));
+	int h;
 
-	return odd(per16(_mm256_cvtepi32_epi16(_mm256_srli_epi32(w, 28))));
+	c->f = odd(per16(_mm256_cvtepi32_epi16(_mm256_srli_epi32(w, 28))));
+	for (h = 0; h < 2; h++)
+		c->c[h] = code_lookup(_mm512_cvtepu8_epi16(_mm256_loadu_si256(
+			(const __m256i *)(x->qs + 32 * h))), codes_iq3xxs, 4);
 }
 
-AVX512 static inline struct iq_w64 iq3_xxs_step(const void *blk, __m256i f,
-						int i)
+AVX512 static inline struct iq_w64 iq3_xxs_step(const void *blk,
+						const struct iq_blk *c, int i)
 {
 	const struct tp_block_iq3_xxs *x = blk;
-	__m512i idx = _mm512_cvtepu8_epi32(_mm_loadu_si128(
-		(const __m128i *)(x->qs + 16 * i)));
 	uint32_t s[2];
 	struct iq_w64 g;
 
 	memcpy(s, x->qs + 64 + 8 * i, 8);
-	g.mag = grid32(idx, tp_iq3xxs_grid);
+	g.mag = iq3_bytes(c->c[i / 2], i, bytes_iq3xxs);
 	g.neg = ksigns8(low28x2(s[0], s[1]));
-	g.scl = step_factors(f, i);
+	g.scl = step_factors(c->f, i);
 	return g;
 }
 
-AVX512 static inline __m256i iq3_s_factors(const void *blk)
+AVX512 static inline void iq3_s_prep(const void *blk, struct iq_blk *c)
 {
 	const struct tp_block_iq3_s *x = blk;
-	uint32_t sc;
+	uint32_t sc, qh[2];
 	__m128i v, m = _mm_set1_epi8(15);
+	int h;
 
 	memcpy(&sc, x->scales, 4);
+	memcpy(qh, x->qh, 8);	/* bit k: index k's ninth bit */
 	v = _mm_cvtsi32_si128((int)sc);
 	v = _mm_unpacklo_epi8(_mm_and_si128(v, m),
 			      _mm_and_si128(_mm_srli_epi16(v, 4), m));
-	return odd(_mm256_cvtepu8_epi16(_mm_unpacklo_epi8(v, v)));
+	c->f = odd(_mm256_cvtepu8_epi16(_mm_unpacklo_epi8(v, v)));
+	for (h = 0; h < 2; h++) {
+		__m512i idx = _mm512_cvtepu8_epi16(_mm256_loadu_si256(
+			(const __m256i *)(x->qs + 32 * h)));
+
+		idx = _mm512_mask_add_epi16(idx, _cvtu32_mask32(qh[h]), idx,
+					    _mm512_set1_epi16(256));
+		c->c[h] = code_lookup(idx, codes_iq3s, 8);
+	}
 }
 
-AVX512 static inline struct iq_w64 iq3_s_step(const void *blk, __m256i f,
-					      int i)
+AVX512 static inline struct iq_w64 iq3_s_step(const void *blk,
+					      const struct iq_blk *c, int i)
 {
 	const struct tp_block_iq3_s *x = blk;
-	__m512i idx = _mm512_cvtepu8_epi32(_mm_loadu_si128(
-		(const __m128i *)(x->qs + 16 * i)));
-	uint16_t h;
 	uint64_t signs;
 	struct iq_w64 g;
 
-	memcpy(&h, x->qh + 2 * i, 2);	/* bit k: index k's ninth bit */
 	memcpy(&signs, x->signs + 8 * i, 8);
-	idx = _mm512_mask_or_epi32(idx, _cvtu32_mask16(h), idx,
-				   _mm512_set1_epi32(256));
-	g.mag = grid32(idx, tp_iq3s_grid);
+	g.mag = iq3_bytes(c->c[i / 2], i, bytes_iq3s);
 	g.neg = _cvtu64_mask64(signs);
-	g.scl = step_factors(f, i);
+	g.scl = step_factors(c->f, i);
 	return g;
 }
 
@@ -280,17 +367,17 @@ AVX512 static inline __m512i iq1_mag(__m512i g, __mmask8 up)
 	return _mm512_mask_add_epi64(m, up, m, _mm512_set1_epi8(2));
 }
 
-AVX512 static inline __m256i iq1_s_factors(const void *blk)
+AVX512 static inline void iq1_s_prep(const void *blk, struct iq_blk *c)
 {
 	const struct tp_block_iq1_s *x = blk;
 	__m128i h = _mm_loadu_si128((const __m128i *)x->qh);
 
-	return odd(per16(_mm_and_si128(_mm_srli_epi16(h, 12),
+	c->f = odd(per16(_mm_and_si128(_mm_srli_epi16(h, 12),
 				       _mm_set1_epi16(7))));
 }
 
-AVX512 static inline struct iq_w64 iq1_s_step(const void *blk, __m256i f,
-					      int i)
+AVX512 static inline struct iq_w64 iq1_s_step(const void *blk,
+					      const struct iq_blk *c, int i)
 {
 	const struct tp_block_iq1_s *x = blk;
 	const __m512i shift = _mm512_setr_epi64(0, 3, 6, 9, 16, 19, 22, 25);
@@ -306,13 +393,13 @@ AVX512 static inline struct iq_w64 iq1_s_step(const void *blk, __m256i f,
 			      _mm512_slli_epi64(hi, 8));
 	g.mag = iq1_mag(grid64(idx, tp_iq1s_grid),
 			(__mmask8)((h & 0x8000 ? 0 : 0x0f) |
-				      (h & 0x80000000u ? 0 : 0xf0)));
+				   (h & 0x80000000u ? 0 : 0xf0)));
 	g.neg = 0;
-	g.scl = step_factors(f, i);
+	g.scl = step_factors(c->f, i);
 	return g;
 }
 
-AVX512 static inline __m256i iq1_m_factors(const void *blk)
+AVX512 static inline void iq1_m_prep(const void *blk, struct iq_blk *c)
 {
 	const struct tp_block_iq1_m *x = blk;
 	/* lane g: 16-bit word g / 4 of the scales, shifted by 3 (g % 4) */
@@ -324,12 +411,12 @@ AVX512 static inline __m256i iq1_m_factors(const void *blk)
 	__m256i sc = _mm256_broadcastsi128_si256(_mm_loadl_epi64(
 		(const __m128i *)x->scales));
 
-	return odd(_mm256_and_si256(_mm256_srlv_epi16(
+	c->f = odd(_mm256_and_si256(_mm256_srlv_epi16(
 		_mm256_shuffle_epi8(sc, word), shift), _mm256_set1_epi16(7)));
 }
 
-AVX512 static inline struct iq_w64 iq1_m_step(const void *blk, __m256i f,
-					      int i)
+AVX512 static inline struct iq_w64 iq1_m_step(const void *blk,
+					      const struct iq_blk *c, int i)
 {
 	const struct tp_block_iq1_m *x = blk;
 	const __m512i shift = _mm512_setr_epi64(0, 4, 8, 12, 16, 20, 24, 28);
@@ -346,7 +433,7 @@ AVX512 static inline struct iq_w64 iq1_m_step(const void *blk, __m256i f,
 	g.mag = iq1_mag(grid64(idx, tp_iq1s_grid),
 			_mm512_testn_epi64_mask(nib, _mm512_set1_epi64(8)));
 	g.neg = 0;
-	g.scl = step_factors(f, i);
+	g.scl = step_factors(c->f, i);
 	return g;
 }
 
@@ -394,12 +481,14 @@ AVX512 static inline __m256i fold(__m512i v)
 AVX512 static inline __m512i sum_##name(const blk_t *w,			\
 					const struct tp_block_q8_k *a)	\
 {									\
-	__m256i f = name##_factors(w);					\
-	__m512i acc = START(f, a);					\
+	struct iq_blk c;						\
+	__m512i acc;							\
 	int i;								\
 									\
+	name##_prep(w, &c);						\
+	acc = START(c.f, a);						\
 	UNROLL_STEPS for (i = 0; i < 4; i++) {				\
-		struct iq_w64 g = name##_step(w, f, i);			\
+		struct iq_w64 g = name##_step(w, &c, i);		\
 									\
 		acc = step_acc(acc, &g, a, i);				\
 	}								\
@@ -428,16 +517,17 @@ AVX512 static void dot4_512_##name(const void *wv, const void *xv,	\
 	int b, i, t;							\
 									\
 	for (b = 0; b < n / TP_QK_K; b++) {				\
-		__m256i f = name##_factors(&w[b]);			\
+		struct iq_blk c;					\
 		__m512i acc[4];						\
 		__m128 dx;						\
 									\
 		k_rows(xv, stride, b, 4, a);				\
 		prefetch_ahead(&w[b], 2);				\
+		name##_prep(&w[b], &c);					\
 		UNROLL for (t = 0; t < 4; t++)				\
-			acc[t] = START(f, a[t]);			\
+			acc[t] = START(c.f, a[t]);			\
 		UNROLL_STEPS for (i = 0; i < 4; i++) {			\
-			struct iq_w64 g = name##_step(&w[b], f, i);	\
+			struct iq_w64 g = name##_step(&w[b], &c, i);	\
 									\
 			UNROLL for (t = 0; t < 4; t++)			\
 				acc[t] = step_acc(acc[t], &g, a[t], i);	\
@@ -487,8 +577,28 @@ IQ512_KERNELS(iq3_s, struct tp_block_iq3_s, d_f16, start_zero, 1.0f, 1.0f)
 IQ512_KERNELS(iq1_s, struct tp_block_iq1_s, d_f16, start_iq1, 0.125f, 1.0f)
 IQ512_KERNELS(iq1_m, struct tp_block_iq1_m, d_iq1_m, start_iq1, 0.125f, 1.0f)
 
+/* The code tables; 0 if a grid is not what they assume */
+static int make_tables(void)
+{
+	int i;
+
+	for (i = 0; i < 64; i++) {
+		bytes_iq2[i] = iq2_values[i % 4];
+		bytes_iq3xxs[i] = iq3_xxs_values[i % 8];
+		bytes_iq3s[i] = iq3_s_values[i % 8];
+	}
+	return make_codes(codes_iq2xxs, tp_iq2xxs_grid, 256, 8, iq2_values, 4) &&
+	       make_codes(codes_iq2xs, tp_iq2xs_grid, 512, 8, iq2_values, 4) &&
+	       make_codes(codes_iq2s, tp_iq2s_grid, 1024, 8, iq2_values, 4) &&
+	       make_codes(codes_iq3xxs, tp_iq3xxs_grid, 256, 4, iq3_xxs_values, 8) &&
+	       make_codes(codes_iq3s, tp_iq3s_grid, 512, 4, iq3_s_values, 8);
+}
+
 void tp_kernels_fill_avx512_iq(struct tp_kernels *k)
 {
+	__builtin_cpu_init();
+	if (!__builtin_cpu_supports("avx512vbmi") || !make_tables())
+		return;		/* avx2_iq.c's stay */
 #define SET(T, name)							\
 	do {								\
 		k->dot[T] = dot512_##name;				\
