@@ -31,6 +31,8 @@
 
 #define AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni,avx512vbmi,bmi2,avx2,fma,f16c")))
 #define UNROLL_STEPS _Pragma("GCC unroll 4")
+/* a step's code, inlined whatever its size (GCC left IQ1_S's a call) */
+#define STEP AVX512 static inline __attribute__((always_inline))
 
 /* A step of 64 weights: unsigned magnitudes, the elements whose product
  * is negated, and the factors 2s + 1 per 16-bit lane (two elements). */
@@ -101,18 +103,6 @@ static inline uint64_t low28x2(uint32_t a, uint32_t b)
 	return (a & 0x0fffffff) | (uint64_t)(b & 0x0fffffff) << 28;
 }
 
-
-/* Grid rows of TABLE at the 8 indices IDX (IQ1; vpgatherqq was slower) */
-AVX512 static inline __m512i grid64(__m512i idx, const uint64_t *table)
-{
-	uint64_t i[8];
-
-	_mm512_storeu_si512(i, idx);
-	return _mm512_setr_epi64((long long)table[i[0]], (long long)table[i[1]],
-				 (long long)table[i[2]], (long long)table[i[3]],
-				 (long long)table[i[4]], (long long)table[i[5]],
-				 (long long)table[i[6]], (long long)table[i[7]]);
-}
 
 /*
  * IQ2 and IQ3 grid entries as codes: the position of each value in its
@@ -205,6 +195,7 @@ AVX512 static inline __m512i iq3_bytes(__m512i c, int i, const uint8_t *values)
 struct iq_blk {
 	__m256i f;	/* factors 2s + 1 of its 16 runs of 16 (16-bit lanes) */
 	__m512i c[2];	/* IQ2: the 32 groups' codes; IQ3: 64 in two */
+	uint32_t up;	/* IQ1_M: the groups shifted by +1/8 (else -1/8) */
 };
 
 AVX512 static inline void iq2_xxs_prep(const void *blk, struct iq_blk *c)
@@ -217,7 +208,7 @@ AVX512 static inline void iq2_xxs_prep(const void *blk, struct iq_blk *c)
 			      codes_iq2xxs, 4);
 }
 
-AVX512 static inline struct iq_w64 iq2_xxs_step(const void *blk,
+STEP struct iq_w64 iq2_xxs_step(const void *blk,
 						const struct iq_blk *c, int i)
 {
 	const struct tp_block_iq2_xxs *x = blk;
@@ -241,7 +232,7 @@ AVX512 static inline void iq2_xs_prep(const void *blk, struct iq_blk *c)
 			      codes_iq2xs, 8);
 }
 
-AVX512 static inline struct iq_w64 iq2_xs_step(const void *blk,
+STEP struct iq_w64 iq2_xs_step(const void *blk,
 					       const struct iq_blk *c, int i)
 {
 	const struct tp_block_iq2_xs *x = blk;
@@ -281,7 +272,7 @@ AVX512 static inline void iq2_s_prep(const void *blk, struct iq_blk *c)
 			_mm512_slli_epi16(h, 8)), codes_iq2s, 16);
 }
 
-AVX512 static inline struct iq_w64 iq2_s_step(const void *blk,
+STEP struct iq_w64 iq2_s_step(const void *blk,
 					      const struct iq_blk *c, int i)
 {
 	const struct tp_block_iq2_s *x = blk;
@@ -307,7 +298,7 @@ AVX512 static inline void iq3_xxs_prep(const void *blk, struct iq_blk *c)
 			(const __m256i *)(x->qs + 32 * h))), codes_iq3xxs, 4);
 }
 
-AVX512 static inline struct iq_w64 iq3_xxs_step(const void *blk,
+STEP struct iq_w64 iq3_xxs_step(const void *blk,
 						const struct iq_blk *c, int i)
 {
 	const struct tp_block_iq3_xxs *x = blk;
@@ -344,7 +335,7 @@ AVX512 static inline void iq3_s_prep(const void *blk, struct iq_blk *c)
 	}
 }
 
-AVX512 static inline struct iq_w64 iq3_s_step(const void *blk,
+STEP struct iq_w64 iq3_s_step(const void *blk,
 					      const struct iq_blk *c, int i)
 {
 	const struct tp_block_iq3_s *x = blk;
@@ -358,13 +349,31 @@ AVX512 static inline struct iq_w64 iq3_s_step(const void *blk,
 	return g;
 }
 
-/* IQ1: grid bytes G (-1, 0, 1) as 8 (G + 1) + shift + 1, the shift +1
- * in the groups of 8 that UP has (else -1) */
-AVX512 static inline __m512i iq1_mag(__m512i g, __mmask8 up)
-{
-	__m512i m = _mm512_slli_epi16(_mm512_add_epi8(g, _mm512_set1_epi8(1)), 3);
+/*
+ * IQ1: the grid as bytes 8 (g + 1), filled with the tables; a step's
+ * bytes are those + shift + 1 (the shift +1 in the groups of c->up, else
+ * -1). Its 2048 entries are too many for code_lookup (measured slower,
+ * as was vpgatherqq): 8 loads a step, at indices worked out once per
+ * super-block.
+ */
+static uint64_t grid_iq1x8[2048] __attribute__((aligned(64)));
 
-	return _mm512_mask_add_epi64(m, up, m, _mm512_set1_epi8(2));
+/* The 8 entries of grid_iq1x8 at the indices K0 .. K7 */
+AVX512 static inline __m512i iq1_grid8(const unsigned *k)
+{
+	return _mm512_setr_epi64((long long)grid_iq1x8[k[0]],
+		(long long)grid_iq1x8[k[1]], (long long)grid_iq1x8[k[2]],
+		(long long)grid_iq1x8[k[3]], (long long)grid_iq1x8[k[4]],
+		(long long)grid_iq1x8[k[5]], (long long)grid_iq1x8[k[6]],
+		(long long)grid_iq1x8[k[7]]);
+}
+
+/* with the shift of group j +1/8 where bit j of UP is set, else -1/8 */
+AVX512 static inline __m512i iq1_mag(const unsigned *k, unsigned up)
+{
+	__m512i m = iq1_grid8(k);
+
+	return _mm512_mask_add_epi64(m, (__mmask8)up, m, _mm512_set1_epi8(2));
 }
 
 AVX512 static inline void iq1_s_prep(const void *blk, struct iq_blk *c)
@@ -376,24 +385,28 @@ AVX512 static inline void iq1_s_prep(const void *blk, struct iq_blk *c)
 				       _mm_set1_epi16(7))));
 }
 
-AVX512 static inline struct iq_w64 iq1_s_step(const void *blk,
+/*
+ * The indices are worked out in general registers: stored from a vector
+ * and loaded back they were slower (the loads wait for the store), and
+ * extracted (vpextrw) as slow.
+ */
+STEP struct iq_w64 iq1_s_step(const void *blk,
 					      const struct iq_blk *c, int i)
 {
 	const struct tp_block_iq1_s *x = blk;
-	const __m512i shift = _mm512_setr_epi64(0, 3, 6, 9, 16, 19, 22, 25);
-	uint32_t h;
-	__m512i hi, idx;
+	const uint8_t *q = x->qs + 8 * i;
+	unsigned h0 = x->qh[2 * i], h1 = x->qh[2 * i + 1], k[8];
 	struct iq_w64 g;
 
-	memcpy(&h, x->qh + 2 * i, 4);	/* 3 bits per group, shift sign */
-	hi = _mm512_and_si512(_mm512_srlv_epi64(_mm512_set1_epi64(h), shift),
-			      _mm512_set1_epi64(7));
-	idx = _mm512_or_si512(_mm512_cvtepu8_epi64(_mm_loadl_epi64(
-			(const __m128i *)(x->qs + 8 * i))),
-			      _mm512_slli_epi64(hi, 8));
-	g.mag = iq1_mag(grid64(idx, tp_iq1s_grid),
-			(__mmask8)((h & 0x8000 ? 0 : 0x0f) |
-				   (h & 0x80000000u ? 0 : 0xf0)));
+	k[0] = q[0] | (h0 << 8 & 0x700);
+	k[1] = q[1] | (h0 << 5 & 0x700);
+	k[2] = q[2] | (h0 << 2 & 0x700);
+	k[3] = q[3] | (h0 >> 1 & 0x700);
+	k[4] = q[4] | (h1 << 8 & 0x700);
+	k[5] = q[5] | (h1 << 5 & 0x700);
+	k[6] = q[6] | (h1 << 2 & 0x700);
+	k[7] = q[7] | (h1 >> 1 & 0x700);
+	g.mag = iq1_mag(k, (h0 & 0x8000 ? 0 : 0x0f) | (h1 & 0x8000 ? 0 : 0xf0));
 	g.neg = 0;
 	g.scl = step_factors(c->f, i);
 	return g;
@@ -410,28 +423,31 @@ AVX512 static inline void iq1_m_prep(const void *blk, struct iq_blk *c)
 						0, 3, 6, 9, 0, 3, 6, 9);
 	__m256i sc = _mm256_broadcastsi128_si256(_mm_loadl_epi64(
 		(const __m128i *)x->scales));
+	__m128i qh = _mm_loadu_si128((const __m128i *)x->qh);
 
 	c->f = odd(_mm256_and_si256(_mm256_srlv_epi16(
 		_mm256_shuffle_epi8(sc, word), shift), _mm256_set1_epi16(7)));
+	/* bit 3 of each nibble (group) set: shifted by -1/8 */
+	c->up = ~_pext_u64(_mm_cvtsi128_si64(_mm_srli_epi64(qh, 3)) & 0x1111111111111111ull,
+			   0x1111111111111111ull) & 0xffff;
+	c->up |= (~_pext_u64(_mm_extract_epi64(_mm_srli_epi64(qh, 3), 1),
+			     0x1111111111111111ull) & 0xffff) << 16;
 }
 
-AVX512 static inline struct iq_w64 iq1_m_step(const void *blk,
+STEP struct iq_w64 iq1_m_step(const void *blk,
 					      const struct iq_blk *c, int i)
 {
 	const struct tp_block_iq1_m *x = blk;
-	const __m512i shift = _mm512_setr_epi64(0, 4, 8, 12, 16, 20, 24, 28);
-	uint32_t h;
-	__m512i nib, idx;
+	const uint8_t *q = x->qs + 8 * i, *h = x->qh + 4 * i;
+	unsigned k[8];
 	struct iq_w64 g;
+	int j;
 
-	memcpy(&h, x->qh + 4 * i, 4);	/* a nibble per group */
-	nib = _mm512_srlv_epi64(_mm512_set1_epi64(h), shift);
-	idx = _mm512_or_si512(_mm512_cvtepu8_epi64(_mm_loadl_epi64(
-			(const __m128i *)(x->qs + 8 * i))),
-			      _mm512_slli_epi64(_mm512_and_si512(nib,
-					_mm512_set1_epi64(7)), 8));
-	g.mag = iq1_mag(grid64(idx, tp_iq1s_grid),
-			_mm512_testn_epi64_mask(nib, _mm512_set1_epi64(8)));
+	UNROLL for (j = 0; j < 4; j++) {
+		k[2 * j] = q[2 * j] | ((unsigned)h[j] << 8 & 0x700);
+		k[2 * j + 1] = q[2 * j + 1] | ((unsigned)h[j] << 4 & 0x700);
+	}
+	g.mag = iq1_mag(k, (c->up >> (8 * i)) & 0xff);
 	g.neg = 0;
 	g.scl = step_factors(c->f, i);
 	return g;
@@ -478,7 +494,7 @@ AVX512 static inline __m256i fold(__m512i v)
  * what generic weighs (IQ1: 1/8; else 1, exact); FACTOR on the row's sum.
  */
 #define IQ512_KERNELS(name, blk_t, D, START, TERM, FACTOR)		\
-AVX512 static inline __m512i sum_##name(const blk_t *w,			\
+STEP __m512i sum_##name(const blk_t *w,				\
 					const struct tp_block_q8_k *a)	\
 {									\
 	struct iq_blk c;						\
@@ -580,7 +596,18 @@ IQ512_KERNELS(iq1_m, struct tp_block_iq1_m, d_iq1_m, start_iq1, 0.125f, 1.0f)
 /* The code tables; 0 if a grid is not what they assume */
 static int make_tables(void)
 {
-	int i;
+	int i, j;
+
+	for (i = 0; i < 2048; i++) {
+		const int8_t *g = (const int8_t *)&tp_iq1s_grid[i];
+
+		grid_iq1x8[i] = 0;
+		for (j = 0; j < 8; j++) {
+			if (g[j] < -1 || g[j] > 1)
+				return 0;
+			grid_iq1x8[i] |= (uint64_t)(8 * (g[j] + 1)) << (8 * j);
+		}
+	}
 
 	for (i = 0; i < 64; i++) {
 		bytes_iq2[i] = iq2_values[i % 4];
