@@ -172,9 +172,21 @@ static uint8_t bytes_iq3xxs[64] __attribute__((aligned(64)));
 static uint8_t bytes_iq3s[64] __attribute__((aligned(64)));
 
 /* IQ2: the 64 bytes of the 8 codes in 16-bit lanes 8 I .. 8 I + 7 of C */
+/* 128-bit lane I of C (an immediate each: tests/host/runner-layers.py
+ * compiles this file at -O0, where I is not folded) */
+AVX512 static inline __m128i lane128(__m512i c, int i)
+{
+	switch (i) {
+	case 0: return _mm512_extracti32x4_epi32(c, 0);
+	case 1: return _mm512_extracti32x4_epi32(c, 1);
+	case 2: return _mm512_extracti32x4_epi32(c, 2);
+	default: return _mm512_extracti32x4_epi32(c, 3);
+	}
+}
+
 AVX512 static inline __m512i iq2_bytes(__m512i c, int i, const uint8_t *values)
 {
-	__m512i q = _mm512_cvtepu16_epi64(_mm512_extracti32x4_epi32(c, i));
+	__m512i q = _mm512_cvtepu16_epi64(lane128(c, i));
 
 	return _mm512_permutexvar_epi8(_mm512_multishift_epi64_epi8(
 		_mm512_set1_epi64(0x0e0c0a0806040200ll), q), _mm512_load_si512(values));
@@ -183,7 +195,8 @@ AVX512 static inline __m512i iq2_bytes(__m512i c, int i, const uint8_t *values)
 /* IQ3: the 64 bytes of the 16 codes in lanes 16 (I % 2) .. of C */
 AVX512 static inline __m512i iq3_bytes(__m512i c, int i, const uint8_t *values)
 {
-	__m512i q = _mm512_cvtepu16_epi32(_mm512_extracti64x4_epi64(c, i % 2));
+	__m512i q = _mm512_cvtepu16_epi32(i % 2 ? _mm512_extracti64x4_epi64(c, 1) :
+						  _mm512_extracti64x4_epi64(c, 0));
 
 	return _mm512_permutexvar_epi8(_mm512_multishift_epi64_epi8(
 		_mm512_set1_epi64(0x2926232009060300ll), q), _mm512_load_si512(values));
