@@ -523,7 +523,7 @@ STEP __m512i sum_##name(const blk_t *w,				\
 	}								\
 	return acc;							\
 }									\
-AVX512 static float dot512_##name(const void *wv, const void *xv, int n) \
+AVX512 static float dot_##name(const void *wv, const void *xv, int n) \
 {									\
 	const blk_t *w = wv;						\
 	const struct tp_block_q8_k *a = xv;				\
@@ -537,7 +537,7 @@ AVX512 static float dot512_##name(const void *wv, const void *xv, int n) \
 	}								\
 	return FACTOR * s;						\
 }									\
-AVX512 static void dot4_512_##name(const void *wv, const void *xv,	\
+AVX512 static void dot4_##name(const void *wv, const void *xv,	\
 				   size_t stride, int n, float *out)	\
 {									\
 	const blk_t *w = wv;						\
@@ -562,15 +562,13 @@ AVX512 static void dot4_512_##name(const void *wv, const void *xv,	\
 				acc[t] = step_acc(acc[t], &g, a[t], i);	\
 		}							\
 		dx = _mm_setr_ps(a[0]->d, a[1]->d, a[2]->d, a[3]->d);	\
-		s = _mm_add_ps(s, _mm_mul_ps(_mm_mul_ps(_mm_set1_ps(D(&w[b])), \
-							dx),		\
-			_mm_mul_ps(_mm_cvtepi32_ps(hsum4_i32(fold(acc[0]), \
-				fold(acc[1]), fold(acc[2]), fold(acc[3]))), \
-				_mm_set1_ps(TERM))));			\
+		s = iq_terms4(s, _mm_set1_ps(D(&w[b])), dx,		\
+			      hsum4_i32(fold(acc[0]), fold(acc[1]),	\
+					fold(acc[2]), fold(acc[3])), TERM); \
 	}								\
 	_mm_storeu_ps(out, _mm_mul_ps(_mm_set1_ps(FACTOR), s));		\
 }									\
-AVX512 static void rows4_512_##name(const void *wv, size_t wstride,	\
+AVX512 static void rows4_##name(const void *wv, size_t wstride,	\
 				    size_t bstride, const void *xv, int n, \
 				    float *out)				\
 {									\
@@ -590,10 +588,8 @@ AVX512 static void rows4_512_##name(const void *wv, size_t wstride,	\
 			acc[r] = fold(sum_##name(w[r], &a[b]));		\
 		}							\
 		d = _mm_setr_ps(D(w[0]), D(w[1]), D(w[2]), D(w[3]));	\
-		s = _mm_add_ps(s, _mm_mul_ps(_mm_mul_ps(d,		\
-						_mm_set1_ps(a[b].d)),	\
-			_mm_mul_ps(_mm_cvtepi32_ps(hsum4_i32(acc[0], acc[1], \
-				acc[2], acc[3])), _mm_set1_ps(TERM))));	\
+		s = iq_terms4(s, d, _mm_set1_ps(a[b].d),		\
+			      hsum4_i32(acc[0], acc[1], acc[2], acc[3]), TERM); \
 	}								\
 	_mm_storeu_ps(out, _mm_mul_ps(_mm_set1_ps(FACTOR), s));		\
 }
@@ -639,19 +635,6 @@ void tp_kernels_fill_avx512_iq(struct tp_kernels *k)
 	__builtin_cpu_init();
 	if (!__builtin_cpu_supports("avx512vbmi") || !make_tables())
 		return;		/* avx2_iq.c's stay */
-#define SET(T, name)							\
-	do {								\
-		k->dot[T] = dot512_##name;				\
-		k->dot4[T] = dot4_512_##name;				\
-		k->rows4[T] = rows4_512_##name;				\
-	} while (0)
-	SET(TP_IQ2_XXS, iq2_xxs);
-	SET(TP_IQ2_XS, iq2_xs);
-	SET(TP_IQ2_S, iq2_s);
-	SET(TP_IQ3_XXS, iq3_xxs);
-	SET(TP_IQ3_S, iq3_s);
-	SET(TP_IQ1_S, iq1_s);
-	SET(TP_IQ1_M, iq1_m);
-#undef SET
+	IQ_FILL(k);
 }
 #endif /* __x86_64__ */
