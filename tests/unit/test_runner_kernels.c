@@ -154,9 +154,10 @@ static void compare_isa(const struct tp_kernels *k, const struct tp_kernels *g)
 	}
 }
 
-/* Each table's 4-row kernel against its own dot(), row by row: the bits
- * of a row's product may not depend on the batch it is in. */
-static void dot4_rows(const struct tp_kernels *k)
+/* Each table's 4-row kernel against its own dot() and generic's, row by
+ * row: the bits of a row's product may not depend on the batch it is in
+ * (nor on the table). */
+static void dot4_rows(const struct tp_kernels *k, const struct tp_kernels *g)
 {
 	int ti, li, r, trial;
 
@@ -184,9 +185,12 @@ static void dot4_rows(const struct tp_kernels *k)
 				k->dot4[t](w, act, ab, n, out);
 				for (r = 0; r < 4; r++) {
 					float d = k->dot[t](w, act + r * ab, n);
+					float e = g->dot[t](w, act + r * ab, n);
 
 					runs++;
-					bad += memcmp(&d, &out[r], sizeof(d)) != 0;
+					bad += memcmp(&d, &out[r], sizeof(d)) != 0 ||
+					       (!is_float(t) &&
+						memcmp(&e, &out[r], sizeof(e)) != 0);
 				}
 			}
 			free(w);
@@ -194,13 +198,15 @@ static void dot4_rows(const struct tp_kernels *k)
 			free(wf);
 			free(xf);
 		}
-		ok(!bad, "%s %s: 4-row kernel, %d rows with the bits of dot() (%d differ)",
-		   k->name, tp_type_name(t), runs, bad);
+		ok(!bad, "%s %s: 4-row kernel, %d rows with the bits of dot()%s (%d differ)",
+		   k->name, tp_type_name(t), runs,
+		   is_float(t) ? "" : " and generic's", bad);
 	}
 }
 
-/* Each table's 4-weight-row kernel (decoding) against its own dot(). */
-static void rows4_rows(const struct tp_kernels *k)
+/* Each table's 4-weight-row kernel (decoding) against its own dot() and
+ * (quantised types) generic's. */
+static void rows4_rows(const struct tp_kernels *k, const struct tp_kernels *g)
 {
 	int ti, li, r, trial;
 
@@ -228,9 +234,12 @@ static void rows4_rows(const struct tp_kernels *k)
 					    out);
 				for (r = 0; r < 4; r++) {
 					float d = k->dot[t](w + r * rb, act, n);
+					float e = g->dot[t](w + r * rb, act, n);
 
 					runs++;
-					bad += memcmp(&d, &out[r], sizeof(d)) != 0;
+					bad += memcmp(&d, &out[r], sizeof(d)) != 0 ||
+					       (!is_float(t) &&
+						memcmp(&e, &out[r], sizeof(e)) != 0);
 				}
 			}
 			free(w);
@@ -238,8 +247,9 @@ static void rows4_rows(const struct tp_kernels *k)
 			free(wf);
 			free(xf);
 		}
-		ok(!bad, "%s %s: 4-weight-row kernel, %d rows with the bits of dot() (%d differ)",
-		   k->name, tp_type_name(t), runs, bad);
+		ok(!bad, "%s %s: 4-weight-row kernel, %d rows with the bits of dot()%s (%d differ)",
+		   k->name, tp_type_name(t), runs,
+		   is_float(t) ? "" : " and generic's", bad);
 	}
 }
 
@@ -358,8 +368,8 @@ int main(void)
 		}
 		compare_isa(k, g);
 		zeros(k, g);
-		dot4_rows(k);
-		rows4_rows(k);
+		dot4_rows(k, g);
+		rows4_rows(k, g);
 	}
 	matmul_split();
 	return done();

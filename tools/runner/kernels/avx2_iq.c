@@ -24,6 +24,7 @@
 #include "kernels/iq_tables.h"
 #include "kernels/kernels.h"
 #include "kernels/x86.h"
+#include "kernels/x86_iq.h"
 
 /* the 8 groups of a super-block unrolled (index arithmetic constant) */
 #define UNROLL8 _Pragma("GCC unroll 8")
@@ -205,25 +206,6 @@ AVX2 static inline struct iq_grp iq1_m_grp(const void *blk, int ib)
 	return g;
 }
 
-/* The block scales d, as generic reads them */
-static inline float d_f16(const void *blk)
-{
-	uint16_t h;
-
-	memcpy(&h, blk, 2);
-	return h2f(h);
-}
-
-static inline float d_iq1_m(const void *blk)
-{
-	const struct tp_block_iq1_m *x = blk;
-	uint16_t sc[4];
-
-	memcpy(sc, x->scales, 8);
-	return h2f((uint16_t)((sc[0] >> 12) | ((sc[1] >> 8) & 0x00f0) |
-			      ((sc[2] >> 4) & 0x0f00) | (sc[3] & 0xf000)));
-}
-
 /* A group's products with activation bytes Q, added to ACC */
 AVX2 static inline __m256i grp_acc(__m256i acc, const struct iq_grp *g, __m256i q)
 {
@@ -285,10 +267,8 @@ AVX2 static void dot4_##name(const void *wv, const void *xv,		\
 						 q8_load(a[t], ib));	\
 		}							\
 		dx = _mm_setr_ps(a[0]->d, a[1]->d, a[2]->d, a[3]->d);	\
-		s = _mm_add_ps(s, _mm_mul_ps(_mm_mul_ps(_mm_set1_ps(D(&w[b])), \
-							dx),		\
-			_mm_mul_ps(_mm_cvtepi32_ps(hsum4_i32(acc[0], acc[1], \
-				acc[2], acc[3])), _mm_set1_ps(TERM))));	\
+		s = iq_terms4(s, _mm_set1_ps(D(&w[b])), dx,		\
+			      hsum4_i32(acc[0], acc[1], acc[2], acc[3]), TERM); \
 	}								\
 	_mm_storeu_ps(out, _mm_mul_ps(_mm_set1_ps(FACTOR), s));		\
 }									\
@@ -322,10 +302,8 @@ AVX2 static void rows4_##name(const void *wv, size_t wstride,		\
 			}						\
 		}							\
 		d = _mm_setr_ps(D(w[0]), D(w[1]), D(w[2]), D(w[3]));	\
-		s = _mm_add_ps(s, _mm_mul_ps(_mm_mul_ps(d,		\
-						_mm_set1_ps(a[b].d)),	\
-			_mm_mul_ps(_mm_cvtepi32_ps(hsum4_i32(acc[0], acc[1], \
-				acc[2], acc[3])), _mm_set1_ps(TERM))));	\
+		s = iq_terms4(s, d, _mm_set1_ps(a[b].d),		\
+			      hsum4_i32(acc[0], acc[1], acc[2], acc[3]), TERM); \
 	}								\
 	_mm_storeu_ps(out, _mm_mul_ps(_mm_set1_ps(FACTOR), s));		\
 }
@@ -340,19 +318,6 @@ IQ_KERNELS(iq1_m, struct tp_block_iq1_m, iq1_m_grp, d_iq1_m, 0.125f, 1.0f)
 
 void tp_kernels_fill_avx2_iq(struct tp_kernels *k)
 {
-#define SET(T, name)							\
-	do {								\
-		k->dot[T] = dot_##name;					\
-		k->dot4[T] = dot4_##name;				\
-		k->rows4[T] = rows4_##name;				\
-	} while (0)
-	SET(TP_IQ2_XXS, iq2_xxs);
-	SET(TP_IQ2_XS, iq2_xs);
-	SET(TP_IQ2_S, iq2_s);
-	SET(TP_IQ3_XXS, iq3_xxs);
-	SET(TP_IQ3_S, iq3_s);
-	SET(TP_IQ1_S, iq1_s);
-	SET(TP_IQ1_M, iq1_m);
-#undef SET
+	IQ_FILL(k);
 }
 #endif /* __x86_64__ */

@@ -228,5 +228,6 @@ void tp_kernels_fill_avx512(struct tp_kernels *k)
 	k->dot4[TP_Q5_0] = dot4_q5_0;
 	k->dot4[TP_Q6_K] = dot4_q6_k;
 	tp_kernels_fill_avx512_iq4(k);
+	tp_kernels_fill_avx512_iq(k);
 }
 #endif /* __x86_64__ */

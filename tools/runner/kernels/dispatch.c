@@ -38,7 +38,8 @@ static int cpu_has(enum tp_isa isa)
 		       __builtin_cpu_supports("avx512f") &&
 		       __builtin_cpu_supports("avx512bw") &&
 		       __builtin_cpu_supports("avx512vl") &&
-		       __builtin_cpu_supports("avx512vnni");
+		       __builtin_cpu_supports("avx512vnni") &&
+		       __builtin_cpu_supports("bmi2");
 	default:
 		return 0;
 	}

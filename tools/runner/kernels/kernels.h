@@ -87,5 +87,6 @@ void tp_kernels_fill_avx2_iq(struct tp_kernels *k);
 void tp_kernels_fill_avx2_kq23(struct tp_kernels *k);
 void tp_kernels_fill_avx2_iq4(struct tp_kernels *k);
 void tp_kernels_fill_avx512_iq4(struct tp_kernels *k);	/* by fill_avx512 */
+void tp_kernels_fill_avx512_iq(struct tp_kernels *k);	/* by fill_avx512 */
 
 #endif /* TPRUN_KERNELS_H */
