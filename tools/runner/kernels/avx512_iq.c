@@ -8,8 +8,10 @@
  * avx2_iq.c builds each group of 8 from a grid index worked out and
  * looked up one at a time (perf: most of the decoding time); here a step
  * takes 64 weights (8 groups of 8, two sub-blocks of 32) at once: the 8
- * (IQ3: 16) indices are computed in one vector and the grid rows fetched
- * by one gather, the signs become a 64-bit mask that negates the
+ * (IQ3: 16) indices are computed in one vector and the IQ2 and IQ3 grid
+ * rows looked up as 16-bit codes by vpermi2w (below; a gather was
+ * slower), IQ1's from its 2048-entry grid by loads at indices in general
+ * registers; the signs become a 64-bit mask that negates the
  * activations in one masked subtraction (IQ2_S and IQ3_S store those
  * bits as they are; the 7-bit codes of the others get their parity bit,
  * as tp_ksigns_iq2xs has it), and maddubs pairs unsigned magnitudes with
