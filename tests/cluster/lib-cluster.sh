@@ -8,7 +8,8 @@
 #   NODE, NODES                this guest's number (0..NODES-1) and how many
 #   CABLES                     "0-1 1-2 ...": cable k joins the two nodes named
 #   CABLE_MTU                  every cable's MTU
-#   and every TBR_* setting given to run-cluster.sh --set.
+# (Every TBR_* setting given to run-cluster.sh --set is in the environment
+# already: guest-run.sh exports the config's TBR_* keys to every test.)
 # Cable k is netdev cab<k> on both its nodes, 10.90.<k>.<node + 1>/24, with an
 # RDMA device tbr<k> (cluster_tbrdma) or rxe<k> (cluster_rxe) on it.
 # shellcheck shell=bash
@@ -30,7 +31,6 @@ while IFS='=' read -r _k _v; do
 	TBRDMA_CLUSTER_NODES) NODES=$_v ;;
 	TBRDMA_CLUSTER_CABLES) CABLES=$_v ;;
 	TBRDMA_CLUSTER_MTU) CABLE_MTU=$_v ;;
-	TBR_*) export "$_k=$_v" ;;
 	esac
 done <"$CLUSTER_CONFIG"
 [[ -n ${NODE:-} && -n ${NODES:-} ]] || fail "$CLUSTER_CONFIG names no cluster node: run through tests/vm/run-cluster.sh"

@@ -96,17 +96,14 @@ pp() { # KEY TYPE: a pingpong of 4 KiB
 	local a="-d tbr0 -g ${GT:-0} -p {P} -s 4096 -n ${TBR_BENCH_PP_N:-500} ${3:-}"
 	measure "$1" "$1" pp "ibv_$2_pingpong $a" "ibv_$2_pingpong $a $IP0"
 }
-wlat() { # KEY DEV GID
-	local a="-d $2 -x ${3:-0} -p {P} -s 2 -n ${TBR_BENCH_LAT_N:-1000}"
+wlat() { # KEY DEV GID [ARGS]
+	local a="-d $2 -x ${3:-0} -p {P} -s 2 -n ${TBR_BENCH_LAT_N:-1000} ${4:-}"
 	measure "$1" "$1" lat "ib_write_lat $a" "ib_write_lat $a $IP0"
 }
 # wlatc KEY DEV GID — the same in TSC cycles (-C): perftest then skips
 # fitting its cycle counter against the clock, which a busy loop on the
 # CPU spoils in every run; busy against idle is a ratio of cycles.
-wlatc() {
-	local a="-d $2 -x ${3:-0} -p {P} -s 2 -n ${TBR_BENCH_LAT_N:-1000} -C"
-	measure "$1" "$1" lat "ib_write_lat $a" "ib_write_lat $a $IP0"
-}
+wlatc() { wlat "$1" "$2" "$3" -C; }
 wbw() { # KEY DEV GID: 4 s of 1 MiB WRITEs; a run that hangs (rxe, seen
 	# stuck for 300 s on this cable) is a failed run after 90 s
 	local a="-d $2 -x ${3:-0} -p {P} -s 1048576 -D 4"
