@@ -5,6 +5,7 @@ test_runner_gguf_SRCS := $(addprefix $(RUNNER_DIR)/, \
 	base/util.c base/pool.c \
 	kernels/float16.c kernels/types.c kernels/vector.c \
 	kernels/quant.c kernels/matmul.c kernels/dispatch.c kernels/act.c \
+	kernels/kvcache.c \
 	kernels/generic.c kernels/avx2.c kernels/avx512.c \
 	comm/allreduce.c \
 	gguf/reader.c gguf/writer.c \

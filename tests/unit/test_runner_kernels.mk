@@ -7,6 +7,7 @@ test_runner_kernels_SRCS := $(addprefix $(RUNNER_DIR)/, \
 	base/util.c base/pool.c \
 	kernels/float16.c kernels/types.c kernels/vector.c \
 	kernels/quant.c kernels/matmul.c kernels/dispatch.c kernels/act.c \
+	kernels/kvcache.c \
 	kernels/generic.c kernels/avx2.c kernels/avx512.c)
 test_runner_kernels_SRCS += $(addprefix $(RUNNER_DIR)/,$(RUNNER_QTYPES) $(RUNNER_SIMD))
 test_runner_kernels_CFLAGS := -I$(RUNNER_DIR) -ffp-contract=off -D_GNU_SOURCE -pthread

@@ -77,6 +77,8 @@ static const char usage[] =
 "  --batch B                prefill tokens per forward pass (64)\n"
 "  --threads N              compute threads per rank (default: online CPUs\n"
 "                           over the ranks started on this machine)\n"
+"  --cache-type f32|f16     the KV cache's values (f32): f16 halves its bytes\n"
+"                           (llama.cpp's default, its -ctk f16 -ctv f16)\n"
 "\n"
 "All-reduce:\n"
 "  --algorithm auto|mesh|ring  (auto: mesh below --ring-min bytes or N <= 2)\n"
@@ -216,7 +218,7 @@ enum {
 	O_CHAT, O_SYSTEM, O_HTTP, O_CTX, O_RENDEZVOUS, O_WORLD, O_ARCH,
 	O_EXPERTS, O_EXPUSED, O_EXPFFN, O_SHARED, O_DENSE, O_NEXTN, O_ROTDIM,
 	O_EXPSPLIT, O_RBUDGET, O_RFORMAT, O_QLORA, O_KVLORA, O_VDIM,
-	O_GROUPS, O_GROUPSUSED, O_SWA,
+	O_GROUPS, O_GROUPSUSED, O_SWA, O_CACHETYPE,
 };
 
 static const struct option longopts[] = {
@@ -241,6 +243,7 @@ static const struct option longopts[] = {
 	{ "temperature", 1, NULL, O_TEMP }, { "top-p", 1, NULL, O_TOPP },
 	{ "sample-seed", 1, NULL, O_SSEED }, { "batch", 1, NULL, O_BATCH },
 	{ "threads", 1, NULL, O_THREADS },
+	{ "cache-type", 1, NULL, O_CACHETYPE },
 	{ "algorithm", 1, NULL, O_ALGO }, { "ring-min", 1, NULL, O_RINGMIN },
 	{ "spin-us", 1, NULL, O_SPIN }, { "timeout", 1, NULL, O_TIMEOUT },
 	{ "peer-timeout", 1, NULL, O_PTIMEOUT },
@@ -379,6 +382,7 @@ void tp_opts_parse(struct tp_opts *o, int argc, char **argv)
 		.vocab = 256, .eps = 1e-5f, .rope_base = 10000.0f,
 	};
 	o->wtype = TP_F32;
+	o->kv_type = TP_F32;
 	o->tokens = 16;
 	o->prompt_len = 8;
 	o->batch = 64;
@@ -472,6 +476,14 @@ void tp_opts_parse(struct tp_opts *o, int argc, char **argv)
 		case O_SSEED: o->sample_seed = (uint64_t)num(optarg, 0, LONG_MAX, "--sample-seed"); sseed = 1; break;
 		case O_BATCH: o->batch = (int)num(optarg, 1, 1 << 16, "--batch"); break;
 		case O_THREADS: o->threads = (int)num(optarg, 1, 256, "--threads"); break;
+		case O_CACHETYPE:
+			if (!strcmp(optarg, "f32"))
+				o->kv_type = TP_F32;
+			else if (!strcmp(optarg, "f16"))
+				o->kv_type = TP_F16;
+			else
+				bad("unknown --cache-type '%s' (f32, f16)", optarg);
+			break;
 		case O_ALGO:
 			if (!strcmp(optarg, "auto"))
 				o->algo = TP_ALGO_AUTO;
@@ -678,7 +690,7 @@ uint64_t tp_opts_hash(const struct tp_opts *o, const struct tp_weights *w)
 	snprintf(s, sizeof(s),
 		 "n%d tr%d synth%d seed%llu wt%d file%zu dim%d l%d h%d kv%d hd%d rot%d ffn%d v%d eps%a rope%a "
 		 "tok%d plen%d batch%d temp%a topp%a ss%llu algo%d rmin%ld cmp%d "
-		 "bench%d iters%d warm%d chat%d serve%d ctx%d arch%s e%d/%d/%d/%d/%d split%d rb%d",
+		 "bench%d iters%d warm%d chat%d serve%d ctx%d arch%s e%d/%d/%d/%d/%d split%d rb%d kv%d",
 		 o->nranks, o->transport, o->synthetic,
 		 (unsigned long long)o->seed, w->wtype, w->file_size,
 		 w->cfg.dim, w->cfg.layers, w->cfg.heads, w->cfg.kv_heads,
@@ -690,7 +702,7 @@ uint64_t tp_opts_hash(const struct tp_opts *o, const struct tp_weights *w)
 		 o->bench_warmup, o->chat, o->serve, o->ctx,
 		 o->arch ? o->arch : "llama", w->cfg.moe.experts, w->cfg.moe.used,
 		 w->cfg.moe.ffn, w->cfg.moe.shared, w->cfg.moe.dense_layers,
-		 o->cfg.moe.split, o->reasoning_budget);
+		 o->cfg.moe.split, o->reasoning_budget, o->kv_type);
 	h = fnv(h, s, strlen(s));
 	if (o->prompt_text)
 		h = fnv(h, o->prompt_text, strlen(o->prompt_text) + 1);

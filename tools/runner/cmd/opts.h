@@ -39,6 +39,7 @@ struct tp_opts {
 	/* generation */
 	int tokens, prompt_len, batch;
 	int threads;		/* --threads: compute threads per rank (0: auto) */
+	enum tp_type kv_type;	/* --cache-type: the KV cache's values */
 	int *prompt;		/* --prompt-ids, else generated */
 	char *prompt_text;	/* --prompt: tokenized by the model's tokenizer */
 	int chat;		/* --chat: the prompt in the chat template */

@@ -196,10 +196,11 @@ static void jmem(const struct tp_result *r)
 	for (i = 0; i < r->nranks; i++) {
 		const struct tp_rank_mem *m = &r->mem[i];
 
-		printf("%s{\"rank\": %d, \"weight_bytes\": %llu, \"peak_rss_bytes\": %llu, \"load_seconds\": %.6f}",
+		printf("%s{\"rank\": %d, \"weight_bytes\": %llu, \"peak_rss_bytes\": %llu, \"load_seconds\": %.6f, \"kv_cache_bytes\": %llu}",
 		       i ? ",\n                  " : "", i,
 		       (unsigned long long)m->weight_bytes,
-		       (unsigned long long)m->peak_rss, m->load_s);
+		       (unsigned long long)m->peak_rss, m->load_s,
+		       (unsigned long long)m->kv_bytes);
 		wmax = m->weight_bytes > wmax ? m->weight_bytes : wmax;
 		rmax = m->peak_rss > rmax ? m->peak_rss : rmax;
 		lmax = m->load_s > lmax ? m->load_s : lmax;
@@ -266,6 +267,7 @@ static void json(const struct tp_opts *o, const struct tp_weights *w,
 	       tp_type_name(w->wtype), c->dim, c->layers, c->heads,
 	       c->kv_heads, c->head_dim, c->ffn, c->vocab, params(c));
 	printf("  \"temperature\": %g,\n", (double)o->temperature);
+	printf("  \"kv_cache_type\": \"%s\",\n", tp_type_name(o->kv_type));
 	jints("prompt_tokens", prompt, o->prompt_len);
 	jints("tokens", r->tokens, r->ntok);
 	if (r->text)
@@ -340,7 +342,7 @@ static void table(const struct tp_opts *o, const struct tp_weights *w,
 {
 	const struct tp_config *c = &w->cfg;
 	const struct tp_ar_stats *p = &r->st[0], *d = &r->st[1];
-	char b1[32], b2[32];
+	char b1[32], b2[32], b3[32];
 	int i;
 
 	(void)prompt;
@@ -383,8 +385,10 @@ static void table(const struct tp_opts *o, const struct tp_weights *w,
 	for (i = 0; r->mem && i < r->nranks; i++) {
 		fmt_bytes(b1, sizeof(b1), (double)r->mem[i].weight_bytes);
 		fmt_bytes(b2, sizeof(b2), (double)r->mem[i].peak_rss);
-		printf("%s  rank %-3d weights %10s  peak RSS %10s  load %.3f s\n",
-		       i ? "" : "\n", i, b1, b2, r->mem[i].load_s);
+		fmt_bytes(b3, sizeof(b3), (double)r->mem[i].kv_bytes);
+		printf("%s  rank %-3d weights %10s  peak RSS %10s  load %.3f s  KV cache %s %s\n",
+		       i ? "" : "\n", i, b1, b2, r->mem[i].load_s, b3,
+		       tp_type_name(o->kv_type));
 	}
 	for (i = 0; r->mem && r->nranks > 1 && i < r->nranks; i++) {
 		int p;

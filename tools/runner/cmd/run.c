@@ -193,7 +193,8 @@ static int generate(const struct tp_opts *o, const struct tp_weights *w,
 	res->vocab = w->cfg.vocab;
 	res->tokens = tp_calloc((size_t)T, sizeof(int));
 	res->logits = tp_calloc((size_t)w->cfg.vocab, sizeof(float));
-	tp_model_init(&m, w, P + T, batch);
+	if (tp_model_init_cache(&m, w, P + T, batch, 0, o->kv_type))
+		return -1;
 	tp_sampler_init(&s, w->cfg.vocab, o->temperature, o->top_p,
 			o->sample_seed);
 	if (x) {
@@ -229,7 +230,7 @@ static int generate(const struct tp_opts *o, const struct tp_weights *w,
 	t2 = tp_now_ns();
 	tp_info("%s: done", res->transport);
 	res->mem = tp_calloc((size_t)res->nranks, sizeof(*res->mem));
-	if (tp_gather_memory(arp, w, res->mem))
+	if (tp_gather_memory(arp, w, m.kv_bytes, res->mem))
 		goto out;
 	memcpy(res->logits, m.logits, (size_t)w->cfg.vocab * sizeof(float));
 	res->ntok = k;

@@ -96,7 +96,7 @@ static int run(struct srv *S, struct tp_job *j, const int *prompt, int P,
 	float go;
 
 	*finish = NULL;
-	if (tp_model_init(&m, &S->w, P + T, batch))
+	if (tp_model_init_cache(&m, &S->w, P + T, batch, 0, o->kv_type))
 		return -1;
 	tp_sampler_init(&s, S->w.cfg.vocab, temp, top_p, seed);
 	if (S->arp)

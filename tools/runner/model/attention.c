@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "base/pool.h"
+#include "kernels/kvcache.h"
 #include "kernels/matmul.h"
 #include "kernels/vector.h"
 #include "model/attention.h"
@@ -53,14 +54,27 @@ int tp_attn_cache_slots(const struct tp_config *c, int l, int ctx,
 }
 
 /* Position P's K (or V) row of layer L in CACHE. */
-static float *cache_row(const struct tp_model *m, float *cache, int l, int p)
+static void *cache_row(const struct tp_model *m, void *cache, int l, int p)
 {
 	size_t kvd = (size_t)m->nkv * m->cfg.head_dim;
 
-	return cache + (m->kv_row[l] + (size_t)(p % m->kv_slots[l])) * kvd;
+	return (char *)cache + (m->kv_row[l] + (size_t)(p % m->kv_slots[l])) *
+	       kvd * tp_kv_elt_bytes(m->kv_type);
 }
 
-/* Attention of one query head of token T (at position POS). */
+/* Head KVH's part of position P's K (or V) row. */
+static const void *cache_head(const struct tp_model *m, void *cache, int l,
+			      int p, int kvh)
+{
+	return (const char *)cache_row(m, cache, l, p) + (size_t)kvh *
+	       m->cfg.head_dim * tp_kv_elt_bytes(m->kv_type);
+}
+
+/*
+ * Attention of one query head of token T (at position POS). An F16
+ * cache's products see q and the softmax weights in F16 as well, as
+ * llama.cpp's do (kvcache.h); q is this job's own, rounded in place.
+ */
 static void attend_head(struct tp_model *m, int l, int t, int pos, int h,
 			const float *sinks, float *scores)
 {
@@ -68,22 +82,21 @@ static void attend_head(struct tp_model *m, int l, int t, int pos, int h,
 	int hd = c->head_dim, group = c->heads / c->kv_heads;
 	float scale = 1.0f / sqrtf((float)hd);
 	int kvh = (m->w->sh.q0 + h) / group - m->w->sh.kv0;
-	const float *qh = m->q + ((size_t)t * m->nq + h) * hd;
+	enum tp_type kt = m->kv_type;
+	float *qh = m->q + ((size_t)t * m->nq + h) * hd;
 	float *out = m->att + ((size_t)t * m->nq + h) * hd;
-	int p0 = first_seen(c, l, pos), p, i;
+	int p0 = first_seen(c, l, pos), p;
 
+	tp_kv_round(kt, qh, hd);
 	for (p = p0; p <= pos; p++)
-		scores[p - p0] = tp_dot_f32(qh, cache_row(m, m->kcache, l, p) +
-					    kvh * hd, hd) * scale;
+		scores[p - p0] = tp_kv_dot(kt, cache_head(m, m->kcache, l, p,
+							  kvh), qh, hd) * scale;
 	tp_softmax_sink(scores, pos + 1 - p0, sinks ? sinks[h] : -INFINITY);
+	tp_kv_round(kt, scores, pos + 1 - p0);
 	memset(out, 0, hd * sizeof(float));
-	for (p = p0; p <= pos; p++) {
-		const float *vp = cache_row(m, m->vcache, l, p) + kvh * hd;
-		float s = scores[p - p0];
-
-		for (i = 0; i < hd; i++)
-			out[i] += s * vp[i];
-	}
+	for (p = p0; p <= pos; p++)
+		tp_kv_axpy(kt, out, scores[p - p0],
+			   cache_head(m, m->vcache, l, p, kvh), hd);
 }
 
 struct attn_job {
@@ -195,10 +208,10 @@ void tp_attn_rope_cache(struct tp_model *m, int l, int n, int pos)
 			tp_rope_apply(m->k + t * kvd, m->nkv, hd, c->rot_dim,
 				      m->rope);
 		}
-		memcpy(cache_row(m, m->kcache, l, pos + t), m->k + t * kvd,
-		       kvd * sizeof(float));
-		memcpy(cache_row(m, m->vcache, l, pos + t), m->v + t * kvd,
-		       kvd * sizeof(float));
+		tp_kv_store(m->kv_type, cache_row(m, m->kcache, l, pos + t),
+			    m->k + t * kvd, (int)kvd);
+		tp_kv_store(m->kv_type, cache_row(m, m->vcache, l, pos + t),
+			    m->v + t * kvd, (int)kvd);
 	}
 }
 

@@ -10,6 +10,7 @@
 
 #include "base/pool.h"
 #include "base/util.h"
+#include "kernels/kvcache.h"
 #include "kernels/vector.h"
 #include "model/arch.h"
 #include "model/attention.h"
@@ -26,11 +27,25 @@ int tp_model_init(struct tp_model *m, const struct tp_weights *w, int ctx,
 int tp_model_init_kv(struct tp_model *m, const struct tp_weights *w, int ctx,
 		     int max_batch, int swa_full)
 {
+	return tp_model_init_cache(m, w, ctx, max_batch, swa_full, TP_F32);
+}
+
+int tp_model_init_cache(struct tp_model *m, const struct tp_weights *w,
+			int ctx, int max_batch, int swa_full,
+			enum tp_type kv_type)
+{
 	const struct tp_config *c = &w->cfg;
 	size_t hd = (size_t)c->head_dim, b = (size_t)max_batch, kvd, rows = 0;
+	size_t elt = tp_kv_elt_bytes(kv_type);
 	int l;
 
 	memset(m, 0, sizeof(*m));
+	if (!tp_kv_type_ok(kv_type)) {
+		tp_err("a KV cache of %s: f32 or f16 only",
+		       tp_type_name(kv_type));
+		return -1;
+	}
+	m->kv_type = kv_type;
 	m->w = w;
 	m->cfg = *c;
 	m->nq = w->sh.q1 - w->sh.q0;
@@ -43,8 +58,8 @@ int tp_model_init_kv(struct tp_model *m, const struct tp_weights *w, int ctx,
 		/* the latent and the RoPE key of each token: no V cache */
 		size_t lat = (size_t)c->mla.kv_lora + c->rot_dim;
 
-		m->kcache = tp_alloc_pages((size_t)c->layers * ctx * lat *
-					   sizeof(float));
+		m->kv_bytes = (size_t)c->layers * ctx * lat * elt;
+		m->kcache = tp_alloc_pages(m->kv_bytes);
 	} else {
 		m->kv_slots = tp_calloc((size_t)c->layers, sizeof(int));
 		m->kv_row = tp_calloc((size_t)c->layers, sizeof(size_t));
@@ -54,8 +69,9 @@ int tp_model_init_kv(struct tp_model *m, const struct tp_weights *w, int ctx,
 			m->kv_row[l] = rows;
 			rows += (size_t)m->kv_slots[l];
 		}
-		m->kcache = tp_alloc_pages(rows * kvd * sizeof(float));
-		m->vcache = tp_alloc_pages(rows * kvd * sizeof(float));
+		m->kv_bytes = 2 * rows * kvd * elt;
+		m->kcache = tp_alloc_pages(rows * kvd * elt);
+		m->vcache = tp_alloc_pages(rows * kvd * elt);
 	}
 	m->x = tp_calloc(b * c->dim, sizeof(float));
 	m->xb = tp_calloc(b * c->dim, sizeof(float));

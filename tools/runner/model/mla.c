@@ -10,6 +10,7 @@
 
 #include "base/pool.h"
 #include "base/util.h"
+#include "kernels/kvcache.h"
 #include "kernels/matmul.h"
 #include "kernels/vector.h"
 #include "model/export.h"
@@ -127,28 +128,38 @@ static float score_scale(const struct tp_config *c)
 	return 1.0f * m * m / sqrtf((float)c->head_dim);
 }
 
-/* One query head of token T at POS over layer L's latent cache. */
+/* Position P's row of layer L's latent cache: kv_lora + rot values. */
+static void *latent_row(const struct tp_model *m, int l, int p)
+{
+	size_t kr = (size_t)m->cfg.mla.kv_lora + m->cfg.rot_dim;
+
+	return (char *)m->kcache + ((size_t)l * m->ctx + p) * kr *
+	       tp_kv_elt_bytes(m->kv_type);
+}
+
+/*
+ * One query head of token T at POS over layer L's latent cache. An F16
+ * cache's products see q and the softmax weights in F16 as well, as
+ * llama.cpp's do (kvcache.h); q is this job's own, rounded in place.
+ */
 static void attend(struct tp_model *m, int l, int t, int pos, int h,
 		   float *scores)
 {
 	const struct tp_config *c = &m->cfg;
-	int lora = c->mla.kv_lora, kr = lora + c->rot_dim, p, i;
-	const float *cache = m->kcache + (size_t)l * m->ctx * kr;
-	const float *q = m->mla->qk + ((size_t)t * m->nq + h) * kr;
+	int lora = c->mla.kv_lora, kr = lora + c->rot_dim, p;
+	enum tp_type kt = m->kv_type;
+	float *q = m->mla->qk + ((size_t)t * m->nq + h) * kr;
 	float *out = m->mla->lat + ((size_t)t * m->nq + h) * lora;
 	float scale = score_scale(c);
 
+	tp_kv_round(kt, q, kr);
 	for (p = 0; p <= pos; p++)
-		scores[p] = tp_dot_f32(q, cache + (size_t)p * kr, kr) * scale;
+		scores[p] = tp_kv_dot(kt, latent_row(m, l, p), q, kr) * scale;
 	tp_softmax(scores, pos + 1);
+	tp_kv_round(kt, scores, pos + 1);
 	memset(out, 0, (size_t)lora * sizeof(float));
-	for (p = 0; p <= pos; p++) {
-		const float *lp = cache + (size_t)p * kr;
-		float s = scores[p];
-
-		for (i = 0; i < lora; i++)
-			out[i] += s * lp[i];
-	}
+	for (p = 0; p <= pos; p++)	/* V: the latent part of the row */
+		tp_kv_axpy(kt, out, scores[p], latent_row(m, l, p), lora);
 }
 
 static void attend_part(void *arg, int part, int nparts)
@@ -191,7 +202,6 @@ int tp_mla_attention(struct tp_model *m, const struct tp_mla_weights *a,
 	int dim = c->dim, hd = c->head_dim, rot = c->rot_dim;
 	int lora = c->mla.kv_lora, kr = lora + rot, nope = hd - rot;
 	int vd = c->mla.v_dim, nq = m->nq, t, h;
-	size_t cache = (size_t)l * m->ctx * kr;
 	struct mla_job j = { .m = m, .l = l, .n = n, .pos = pos };
 	float *part;
 
@@ -218,8 +228,7 @@ int tp_mla_attention(struct tp_model *m, const struct tp_mla_weights *a,
 		tp_rope_apply(ckv + lora, 1, rot, rot, m->rope);
 		if (nq)
 			tp_rope_apply(q + nope, nq, hd, rot, m->rope);
-		memcpy(m->kcache + cache + (size_t)(pos + t) * kr, ckv,
-		       (size_t)kr * sizeof(float));
+		tp_kv_store(m->kv_type, latent_row(m, l, pos + t), ckv, kr);
 		for (h = 0; h < nq; h++)
 			memcpy(B->qk + ((size_t)t * nq + h) * kr + lora,
 			       q + (size_t)h * hd + nope,

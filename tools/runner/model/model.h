@@ -300,9 +300,12 @@ struct tp_model {
 	 * Layer L's K (and V) rows of nkv x head_dim floats: kv_slots[L] of
 	 * them from row kv_row[L] of kcache/vcache, position P in row
 	 * P % kv_slots[L]. ctx slots, or in a sliding-window layer a ring
-	 * of the window plus a batch (tp_attn_cache_slots).
+	 * of the window plus a batch (tp_attn_cache_slots). Their values
+	 * are kv_type's (F32, or F16: kernels/kvcache.h), kv_bytes of them.
 	 */
-	float *kcache, *vcache;
+	void *kcache, *vcache;
+	enum tp_type kv_type;
+	size_t kv_bytes;
 	int *kv_slots;
 	size_t *kv_row;
 	float *x, *xb, *q, *k, *v, *att, *part, *g, *u, *scores, *rope;
@@ -318,6 +321,11 @@ int tp_model_init(struct tp_model *m, const struct tp_weights *w, int ctx,
  * reference a window layer's ring is tested against). */
 int tp_model_init_kv(struct tp_model *m, const struct tp_weights *w, int ctx,
 		     int max_batch, int swa_full);
+/* The same with the KV cache's values in KV_TYPE (TP_F32, the others'
+ * type, or TP_F16). 0, or -1 (reported) for another type. */
+int tp_model_init_cache(struct tp_model *m, const struct tp_weights *w,
+			int ctx, int max_batch, int swa_full,
+			enum tp_type kv_type);
 void tp_model_free(struct tp_model *m);
 /*
  * Run N tokens (N <= max_batch) at positions POS..POS+N-1; afterwards
