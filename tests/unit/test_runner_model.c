@@ -198,6 +198,7 @@ struct job {
 	const char *gguf;
 	int rank, nranks, batch, P, T;
 	int swa_full;		/* every layer's cache of all positions */
+	enum tp_type kv_type;	/* the KV cache's values (0: F32) */
 	int *kv_slots;		/* rank 0's slots of each layer, if set */
 	enum tp_algo algo;
 	size_t ring_min;
@@ -226,7 +227,12 @@ static void *run_rank(void *arg)
 		j->failed = 1;
 		return NULL;
 	}
-	tp_model_init_kv(&m, &w, j->P + j->T, j->batch, j->swa_full);
+	if (tp_model_init_cache(&m, &w, j->P + j->T, j->batch, j->swa_full,
+				j->kv_type)) {
+		j->failed = 1;
+		tp_weights_free(&w);
+		return NULL;
+	}
 	if (j->kv_slots && !j->rank && m.kv_slots)
 		memcpy(j->kv_slots, m.kv_slots, w.cfg.layers * sizeof(int));
 	if (j->loop)
@@ -793,6 +799,105 @@ out:
 	free(lf);
 }
 
+/*
+ * The KV cache in F16 (--cache-type f16) against F32, on 1 and 2 ranks:
+ * the same tokens, logits within TOL_F16 but not the same bits (the
+ * cache's values, q and the softmax weights are rounded to F16: 2^-11
+ * relative each; 4-6e-4 measured), the ranks the same bits; half the
+ * cache's bytes. F32 weights only: quantised activations (Q8_0's) turn such
+ * roundings into flips of whole steps, and a model this small and random
+ * then parts from F32 within a few tokens (llama-ref compares them with
+ * llama.cpp's F16 cache instead).
+ */
+#define TOL_F16 5e-3	/* relative to the largest logit */
+
+static void kv_f16(const char *name, struct job j)
+{
+	size_t nl = (size_t)j.c.vocab * j.T;
+	float *l32 = calloc(nl, sizeof(float)), *l16 = calloc(nl, sizeof(float));
+	int t32[24], t16[24], agree, N;
+
+	for (N = 1; N <= 2; N++) {
+		double d;
+		int r;
+
+		j.kv_type = TP_F32;
+		r = run_n(j, N, t32, l32, &agree);
+		j.kv_type = TP_F16;
+		r |= run_n(j, N, t16, l16, &agree);
+		d = rel_diff(l32, l16, nl);
+		ok(!r && agree && !memcmp(t32, t16, j.T * sizeof(int)) &&
+		   d <= TOL_F16 && d > 0,
+		   "%s, %d rank%s: F16 cache: the F32 cache's %d tokens, logits within %.0e of its (%.1e, not its bits), every rank the same bits",
+		   name, N, N > 1 ? "s" : "", j.T, TOL_F16, d);
+	}
+	free(l32);
+	free(l16);
+}
+
+static void test_kv_f16(void)
+{
+	struct job j = {
+		.seed = 1, .type = TP_F32, .batch = 3, .P = 7, .T = 6,
+		.prompt = prompt, .algo = TP_ALGO_MESH,
+	};
+	size_t nl, b32, b16;
+	float *lr, *lf;
+	int tr[24], tf[24], agree;
+	struct tp_weights w;
+	struct tp_model m;
+	char err[300];
+
+	j.c = cfg(32, 2, 4, 2, 64, 50);
+	kv_f16("llama", j);
+	/* deepseek2's latent cache (as test_archs) */
+	j.c = moe_cfg(8, 2, 64, 1, 1);
+	j.c.head_dim = 48;
+	j.c.rot_dim = 16;
+	j.c.mla.kv_lora = 64;
+	j.c.mla.q_lora = 32;
+	j.c.mla.v_dim = 32;
+	j.c.moe.groups = 4;
+	j.c.moe.groups_used = 2;
+	j.arch = "deepseek2";
+	kv_f16("deepseek2", j);
+	if (tp_weights_synth(&w, "deepseek2", &j.c, 1, TP_F32, 0, 1, err,
+			     sizeof(err))) {
+		ok(0, "deepseek2 synthetic: %s", err);
+		return;
+	}
+	tp_model_init_cache(&m, &w, 100, 4, 0, TP_F32);
+	b32 = m.kv_bytes;
+	tp_model_free(&m);
+	tp_model_init_cache(&m, &w, 100, 4, 0, TP_F16);
+	b16 = m.kv_bytes;
+	tp_model_free(&m);
+	ok(b32 == 100 * 3 * (64 + 16) * 4 && b16 == b32 / 2 &&
+	   tp_model_init_cache(&m, &w, 100, 4, 0, TP_Q8_0) == -1,
+	   "deepseek2 cache of 100 positions, 3 layers, 80 values: %zu bytes in F32, %zu in F16; a Q8_0 cache is refused",
+	   b32, b16);
+	tp_weights_free(&w);
+	/* gpt-oss: sinks, and a ring of 4 + 3 positions in its window
+	 * layers that 24 tokens pass around several times */
+	j.c = moe_cfg(8, 2, 64, 0, 0);
+	j.c.swa_window = 4;
+	j.arch = "gpt-oss";
+	j.type = TP_F32;
+	j.T = 24;
+	kv_f16("gpt-oss", j);
+	nl = (size_t)j.c.vocab * j.T;
+	lr = calloc(nl, sizeof(float));
+	lf = calloc(nl, sizeof(float));
+	j.kv_type = TP_F16;
+	run_n(j, 2, tr, lr, &agree);
+	j.swa_full = 1;
+	run_n(j, 2, tf, lf, &agree);
+	ok(!memcmp(tr, tf, sizeof(tr)) && !memcmp(lr, lf, nl * sizeof(float)),
+	   "gpt-oss, F16 cache, 2 ranks: the window layers' rings give the bits of a full cache");
+	free(lr);
+	free(lf);
+}
+
 static void test_expert_shards(void)
 {
 	struct tp_config c = moe_cfg(10, 2, 768, 1, 0);
@@ -974,5 +1079,6 @@ int main(void)
 	test_expert_shards();
 	test_archs();
 	test_swa_ring();
+	test_kv_f16();
 	return done();
 }
