@@ -38,8 +38,10 @@
 # llama-ref-full) runs every one with 1, 2, 3 and 4 ranks. Those of issue
 # 42, deepseek2 ($ds_types) and gpt-oss ($gpt_types: MXFP4 on every
 # matrix and on the experts only, as llama.cpp's MXFP4_MOE), run with 1,
-# 2, 3 and 4 ranks in every type always. A type this build of tprun does
-# not have yet is skipped, saying so.
+# 2, 3 and 4 ranks in every type always; deepseek2 in F32, Q8_0 and Q4_K
+# ($ds_f16_types) also with the latent cache in F16 on both sides
+# (llama.cpp's default; tprun --cache-type f16) on 1 and 2 ranks. A type
+# this build of tprun does not have yet is skipped, saying so.
 # --save-ref DIR keeps each model and llama.cpp's answer for it
 # (DIR/NAME.gguf, DIR/NAME.json); --ref DIR uses those instead of running
 # llama.cpp, so a machine without it (the test guest, where node would take
@@ -61,6 +63,9 @@ arch_types="q8_0 q4_k q2_k q3_k iq4_xs f16"
 # deepseek2's (issue 42): the types DeepSeek V3/R1 and Kimi K2 are
 # published in, Unsloth's dynamic 1-3-bit ones among them
 ds_types="f32 q8_0 q4_k q2_k iq2_xxs iq3_xxs iq1_s"
+# ... and those of them also run with the latent cache in F16, llama.cpp's
+# default (tprun --cache-type f16), on 1 and 2 ranks
+ds_f16_types="f32 q8_0 q4_k"
 # gpt-oss's: its published files hold the experts in MXFP4 (mxfp4_moe:
 # llama.cpp's MXFP4_MOE, the experts in MXFP4 and every other matrix in
 # Q8_0, made by moe-mix.py; mxfp4 has every matrix in MXFP4), and the
@@ -114,6 +119,10 @@ if [ -z "$ref_dir" ] && [ ! -d "$here/node_modules/node-llama-cpp" ]; then
 	echo "1..0 # SKIP node-llama-cpp is not installed (tools/install-deps.sh, or tests/llama-ref/setup.sh, installs it)"
 	exit 0
 fi
+
+# The kernels tprun picks here (the F16 cache's tolerance depends on them)
+kernels=$("$top/tools/tprun" --tokens 1 --prompt-len 1 \
+	--json 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["kernels"])' 2>/dev/null)
 
 prompts=(
 	"Hello world, the model"
@@ -197,11 +206,12 @@ sys.exit(0 if tie else 1)
 PY
 }
 
-# check_model NAME MODEL PROMPT [TOL [RANKS]] — llama.cpp's greedy
+# check_model NAME MODEL PROMPT [TOL [RANKS [KV]]] — llama.cpp's greedy
 # decoding of PROMPT with MODEL, then tprun's with each rank count (RANKS,
 # or --ranks): the same prompt tokens, tokens and text, one TAP point per
 # run; with TOL, also the logits after the prompt within TOL of
-# llama.cpp's, one more point each.
+# llama.cpp's, one more point each. Both keep their K/V cache in KV (f32,
+# or f16: tprun --cache-type f16).
 # With --ref the saved answer is checked at once; else the question joins
 # the batch that run_checks asks llama.cpp in one process (MODEL must stay
 # in place until then).
@@ -216,11 +226,12 @@ check_model() {
 			return
 		fi
 		check_against "$1" "$ref_dir/$key.gguf" "$3" "${4:-}" \
-			"${5:-$ranks}" "$ref_dir/$key.json"
+			"${5:-$ranks}" "${6:-f32}" "$ref_dir/$key.json"
 		return
 	fi
-	printf '%s\0' "$2" "$3" "$tokens" "${4:+logits}" "$tmp/ref-$key.json" >>"$tmp/jobs"
-	checks+=("$1" "$2" "$3" "${4:-}" "${5:-$ranks}")
+	printf '%s\0' "$2" "$3" "$tokens" "${4:+logits}" "${6:-f32}" \
+		"$tmp/ref-$key.json" >>"$tmp/jobs"
+	checks+=("$1" "$2" "$3" "${4:-}" "${5:-$ranks}" "${6:-f32}")
 }
 
 # run_checks — llama.cpp answers every queued question, then each is
@@ -230,7 +241,7 @@ run_checks() {
 	((${#checks[@]})) || return 0
 	timeout 900 node "$here/ref.mjs" --batch "$tmp/jobs" 2>"$tmp/ref.err" ||
 		echo "# ref.mjs --batch: exit $?: $(tail -3 "$tmp/ref.err")"
-	for ((i = 0; i < ${#checks[@]}; i += 5)); do
+	for ((i = 0; i < ${#checks[@]}; i += 6)); do
 		key=${checks[i]//[^A-Za-z0-9]/_}
 		if [ ! -s "$tmp/ref-$key.json" ] ||
 			grep -q '^{"error"' "$tmp/ref-$key.json"; then
@@ -242,16 +253,17 @@ run_checks() {
 			cp "${checks[i + 1]}" "$save_ref/$key.gguf"
 			cp "$tmp/ref-$key.json" "$save_ref/$key.json"
 		fi
-		check_against "${checks[@]:i:5}" "$tmp/ref-$key.json"
+		check_against "${checks[@]:i:6}" "$tmp/ref-$key.json"
 	done
 }
 
-# check_against NAME MODEL PROMPT TOL RANKS REF.json — tprun with each
+# check_against NAME MODEL PROMPT TOL RANKS KV REF.json — tprun with each
 # rank count against llama.cpp's answer REF.json (see check_model).
 check_against() {
-	local name=$1 model=$2 prompt=$3 tol=$4 nranks=$5 ref=$6 N cmd diff
+	local name=$1 model=$2 prompt=$3 tol=$4 nranks=$5 kv=$6 ref=$7 N cmd diff
 	for N in $nranks; do
 		cmd=${tprun_cmd//\{N\}/$N}
+		[ "$kv" = f32 ] || cmd+=" --cache-type $kv"
 		# shellcheck disable=SC2086 # the command is words
 		if ! timeout 120 $cmd --model "$model" --prompt "$prompt" \
 			--tokens "$tokens" --json >"$tmp/out.json" \
@@ -454,6 +466,26 @@ for arch in $archs; do
 		esac
 		check_model "$arch $type prompt 1" "$model" "${prompts[1]}" \
 			"$tol" "$arch_ranks"
+		# An F16 latent cache on both sides: llama.cpp's products with
+		# it convert q and the softmax weights to F16, as tprun's do.
+		# F32's logits on the 17-token prompt: 6e-5 and 8e-5 measured
+		# on 1 and 2 ranks, 6e-4 when tprun leaves the softmax weights
+		# in F32, 1e-3 q (runner.md). A value an F32 sum computes in
+		# another order lands on the other side of an F16 rounding
+		# midpoint now and then, and moves the logits by some 1e-4: the
+		# generic kernels' F16 dot (not llama.cpp's order, as the x86
+		# ones) measures 3e-4 here, so they get 1e-3
+		if [ "$arch" = deepseek2 ] &&
+			[[ " $ds_f16_types " == *" $type "* ]]; then
+			f16_tol=2e-4
+			[ "$kernels" = generic ] && f16_tol=1e-3
+			[ -n "$no_logits" ] && f16_tol=
+			[ "$type" = f32 ] && check_model \
+				"$arch $type f16 cache prompt 0" "$model" \
+				"${prompts[0]}" "$f16_tol" "1 2" f16
+			check_model "$arch $type f16 cache prompt 1" "$model" \
+				"${prompts[1]}" "" "1 2" f16
+		fi
 	done
 done
 # deepseek2 with YaRN as DeepSeek V3/R1 are published (factor 40 over
