@@ -12,7 +12,10 @@
 #
 #   bench-compute.sh [--shapes 'small tinyllama'] [--types 'q8_0 q4_k q6_k f16']
 #                    [--threads '1 N'] [--reps 3] [--prompt P] [--tokens T]
-#                    [--models DIR]
+#                    [--models DIR] [--cache-type f32|f16]
+#
+# --cache-type: the K/V cache's values on both sides (f32; f16 is
+# llama.cpp's default, tprun --cache-type f16).
 #
 # --types newer: the twelve types of issues 41 and 42 (Q2_K, Q3_K, IQ4_NL,
 # IQ4_XS, MXFP4, IQ1_S, IQ1_M, IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S);
@@ -46,6 +49,7 @@ reps=3
 P=64
 T=33
 models=$top/build/bench-models
+kv=f32
 while [ $# -gt 0 ]; do
 	case $1 in
 	--shapes) shapes=$2; shift 2 ;;
@@ -55,10 +59,15 @@ while [ $# -gt 0 ]; do
 	--prompt) P=$2; shift 2 ;;
 	--tokens) T=$2; shift 2 ;;
 	--models) models=$2; shift 2 ;;
-	*) echo "usage: $0 [--shapes LIST] [--types LIST] [--threads LIST] [--reps N] [--prompt P] [--tokens T] [--models DIR]" >&2
+	--cache-type) kv=$2; shift 2 ;;
+	*) echo "usage: $0 [--shapes LIST] [--types LIST] [--threads LIST] [--reps N] [--prompt P] [--tokens T] [--models DIR] [--cache-type f32|f16]" >&2
 	   exit 2 ;;
 	esac
 done
+case $kv in
+f32 | f16) ;;
+*) echo "$0: --cache-type f32 or f16" >&2; exit 2 ;;
+esac
 [ "$types" = newer ] &&
 	types="q2_k q3_k iq4_nl iq4_xs mxfp4 iq1_s iq1_m iq2_xxs iq2_xs iq2_s iq3_xxs iq3_s"
 if [ -x "$here/runtime/node_modules/.bin/node" ]; then
@@ -98,12 +107,15 @@ ids=$(python3 -c "print(','.join(str(1000 + i * 7919 % 20000) for i in range($P)
 run() {
 	local out
 	case $1 in
-	llama) out=$(timeout 600 node "$here/speed.mjs" "$2" "$3" "$P" "$T" 2>/dev/null) ;;
+	llama) out=$(timeout 600 node "$here/speed.mjs" "$2" "$3" "$P" "$T" \
+			"$kv" 2>/dev/null) ;;
 	tprun) out=$(timeout 600 "$tprun" --model "$2" --threads "$3" \
-			--prompt-ids "$ids" --tokens "$T" --batch "$P" --json 2>/dev/null) ;;
+			--prompt-ids "$ids" --tokens "$T" --batch "$P" \
+			--cache-type "$kv" --json 2>/dev/null) ;;
 	ranks) out=$(timeout 600 "$tprun" --local "$3" --transport tcp \
 			--threads 1 --model "$2" --prompt-ids "$ids" \
-			--tokens "$T" --batch "$P" --json 2>/dev/null) ;;
+			--tokens "$T" --batch "$P" --cache-type "$kv" \
+			--json 2>/dev/null) ;;
 	esac
 	python3 -c '
 import json, sys
@@ -143,7 +155,7 @@ for shape in $shapes; do
 	done
 done
 
-python3 - "$results" "$P" "$T" "$reps" <<'PY'
+python3 - "$results" "$P" "$T" "$reps" "$kv" <<'PY'
 import statistics, sys
 rows = {}
 order = []
@@ -159,9 +171,9 @@ def med(v, i):
     xs = [x[i] for x in v if x[i] == x[i]]
     return statistics.median(xs) if len(xs) == len(v) and xs else float("nan")
 
-P, T, reps = sys.argv[2:5]
-print("Compute against llama.cpp: prompt %s tokens, %d decoded, medians of %s alternating rounds (tokens/s)"
-      % (P, int(T) - 1, reps))
+P, T, reps, kv = sys.argv[2:6]
+print("Compute against llama.cpp: prompt %s tokens, %d decoded, KV cache %s, medians of %s alternating rounds (tokens/s)"
+      % (P, int(T) - 1, kv, reps))
 print("%-9s %-7s %-10s | %8s %8s %6s | %8s %8s %6s" % ("shape", "type", "threads",
       "prefill", "llama", "ratio", "decode", "llama", "ratio"))
 for key in order:

@@ -5,23 +5,26 @@
 // The prompt's time ends with the first generated token (its processing
 // and one sample); decode is timed over the tokens after it.
 //
-//   node speed.mjs FILE.gguf THREADS P T
+//   node speed.mjs FILE.gguf THREADS P T [f32|f16]
+//
+// The last argument is the K/V cache's type (f32, as tprun's default).
 import { getLlama, LlamaLogLevel } from "node-llama-cpp";
 
-const [file, threadsStr, pStr, tStr] = process.argv.slice(2);
+const [file, threadsStr, pStr, tStr, kv = "f32"] = process.argv.slice(2);
 const threads = Number(threadsStr), P = Number(pStr), T = Number(tStr);
-if (!file || !(threads >= 1) || !(P >= 1) || !(T >= 2)) {
-	console.error("usage: node speed.mjs FILE.gguf THREADS P T");
+const cacheType = { f32: "F32", f16: "F16" }[kv];
+if (!file || !(threads >= 1) || !(P >= 1) || !(T >= 2) || !cacheType) {
+	console.error("usage: node speed.mjs FILE.gguf THREADS P T [f32|f16]");
 	process.exit(2);
 }
 const llama = await getLlama({ gpu: false, build: "never",
 			       logLevel: LlamaLogLevel.error });
 const model = await llama.loadModel({ modelPath: file });
-// tprun keeps K and V in F32 and attends without flash attention
+// tprun keeps K and V in F32 (or F16) and attends without flash attention
 const ctx = await model.createContext({
 	contextSize: P + T + 16, batchSize: P, threads,
-	flashAttention: false, experimentalKvCacheKeyType: "F32",
-	experimentalKvCacheValueType: "F32" });
+	flashAttention: false, experimentalKvCacheKeyType: cacheType,
+	experimentalKvCacheValueType: cacheType });
 const seq = ctx.getSequence();
 // ordinary ids, not control tokens: 1000, 1001, ...
 const ids = Array.from({ length: P }, (_, i) => 1000 + (i * 7919) % 20000);
