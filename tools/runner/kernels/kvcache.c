@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The KV cache's rows in F32 or F16 (kvcache.h): storing a row, and the
- * attention's two products over it, the F16 ones converting 8 values at
- * a time with F16C where the CPU has it (the instruction set tp_kernels()
- * chose, so TPRUN_ISA=generic runs the portable C). The F16C paths give
- * the bits of the portable ones: F16C rounds to nearest even as
- * tp_f32_to_f16() does (NaN quieted, overflow to infinity, subnormals
- * rounded), and the sum over V multiplies and adds lane by lane as the C
- * loop does, in no other order.
+ * The KV cache's rows in F32 or F16 (kvcache.h): storing a row, rounding
+ * q and the softmax weights, and the attention's two products over a
+ * row, the F16 ones converting 8 values at a time with F16C where the CPU
+ * has it (the instruction set tp_kernels() chose, so TPRUN_ISA=generic
+ * runs the portable C). The F16C paths give the bits of the portable
+ * ones: F16C rounds to nearest even as tp_f32_to_f16() does (NaN quieted,
+ * overflow to infinity, subnormals rounded), and the sum over V
+ * multiplies and adds lane by lane as the C loop does, in no other order.
  */
 #include <string.h>
 
@@ -33,6 +33,18 @@ F16C static void store_f16c(uint16_t *row, const float *x, int n)
 		row[i] = tp_f32_to_f16(x[i]);
 }
 
+F16C static void round_f16c(float *x, int n)
+{
+	int i = 0;
+
+	for (; i + 8 <= n; i += 8)
+		_mm256_storeu_ps(x + i, _mm256_cvtph_ps(_mm256_cvtps_ph(
+			_mm256_loadu_ps(x + i),
+			_MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)));
+	for (; i < n; i++)
+		x[i] = tp_f16_table[tp_f32_to_f16(x[i])];
+}
+
 F16C static void axpy_f16c(float *out, float s, const uint16_t *row, int n)
 {
 	__m256 vs = _mm256_set1_ps(s);
@@ -56,6 +68,14 @@ static void store_generic(uint16_t *row, const float *x, int n)
 
 	for (i = 0; i < n; i++)
 		row[i] = tp_f32_to_f16(x[i]);
+}
+
+static void round_generic(float *x, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		x[i] = tp_f16_table[tp_f32_to_f16(x[i])];
 }
 
 static void axpy_generic(float *out, float s, const uint16_t *row, int n)
@@ -87,6 +107,17 @@ void tp_kv_f16_store_isa(enum tp_isa isa, uint16_t *row, const float *x,
 	}
 #endif
 	store_generic(row, x, n);
+}
+
+void tp_kv_f16_round_isa(enum tp_isa isa, float *x, int n)
+{
+#if defined(__x86_64__)
+	if (use_f16c(isa)) {
+		round_f16c(x, n);
+		return;
+	}
+#endif
+	round_generic(x, n);
 }
 
 void tp_kv_f16_axpy_isa(enum tp_isa isa, float *out, float s,
@@ -121,12 +152,8 @@ void tp_kv_store(enum tp_type t, void *row, const float *x, int n)
 
 void tp_kv_round(enum tp_type t, float *x, int n)
 {
-	int i;
-
-	if (t != TP_F16)
-		return;
-	for (i = 0; i < n; i++)
-		x[i] = tp_f16_table[tp_f32_to_f16(x[i])];
+	if (t == TP_F16)
+		tp_kv_f16_round_isa(tp_kernels()->isa, x, n);
 }
 
 float tp_kv_dot(enum tp_type t, const void *row, const float *x, int n)

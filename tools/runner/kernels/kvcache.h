@@ -35,13 +35,13 @@ float tp_kv_dot(enum tp_type t, const void *row, const float *x, int n);
 void tp_kv_axpy(enum tp_type t, float *out, float s, const void *row, int n);
 
 /*
- * The F16 row conversions of one instruction set (TP_ISA_GENERIC: the
- * portable C; AVX2 and up: F16C), for the tests; every one gives the bits
- * of the generic one. NULL-free: an ISA the CPU lacks falls back to a
- * lower one.
+ * The F16 paths of one instruction set (TP_ISA_GENERIC: the portable C;
+ * AVX2 and up: F16C), for the tests; every one gives the bits of the
+ * generic one. An ISA the CPU lacks runs the portable C.
  */
 void tp_kv_f16_store_isa(enum tp_isa isa, uint16_t *row, const float *x,
 			 int n);
+void tp_kv_f16_round_isa(enum tp_isa isa, float *x, int n);
 void tp_kv_f16_axpy_isa(enum tp_isa isa, float *out, float s,
 			const uint16_t *row, int n);
 
