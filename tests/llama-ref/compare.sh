@@ -120,10 +120,6 @@ if [ -z "$ref_dir" ] && [ ! -d "$here/node_modules/node-llama-cpp" ]; then
 	exit 0
 fi
 
-# The kernels tprun picks here (the F16 cache's tolerance depends on them)
-kernels=$("$top/tools/tprun" --tokens 1 --prompt-len 1 \
-	--json 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["kernels"])' 2>/dev/null)
-
 prompts=(
 	"Hello world, the model"
 	$'Once upon a time, the ünïcode → 日本\nrank said: "tensor parallel!"'
@@ -477,6 +473,10 @@ for arch in $archs; do
 		# ones) measures 3e-4 here, so they get 1e-3
 		if [ "$arch" = deepseek2 ] &&
 			[[ " $ds_f16_types " == *" $type "* ]]; then
+			# the kernels tprun picks here, asked once
+			[ -n "${kernels:-}" ] || kernels=$("$top/tools/tprun" \
+				--tokens 1 --prompt-len 1 --json 2>/dev/null |
+				python3 -c 'import json,sys; print(json.load(sys.stdin)["kernels"])' 2>/dev/null)
 			f16_tol=2e-4
 			[ "$kernels" = generic ] && f16_tol=1e-3
 			[ -n "$no_logits" ] && f16_tol=
