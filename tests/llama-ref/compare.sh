@@ -40,8 +40,9 @@
 # matrix and on the experts only, as llama.cpp's MXFP4_MOE), run with 1,
 # 2, 3 and 4 ranks in every type always; deepseek2 in F32, Q8_0 and Q4_K
 # ($ds_f16_types) also with the latent cache in F16 on both sides
-# (llama.cpp's default; tprun --cache-type f16) on 1 and 2 ranks. A type
-# this build of tprun does not have yet is skipped, saying so.
+# (llama.cpp's default; tprun --cache-type f16) on 1 and 2 ranks, and so
+# gpt-oss's and Llama's F32 files. A type this build of tprun does not
+# have yet is skipped, saying so.
 # --save-ref DIR keeps each model and llama.cpp's answer for it
 # (DIR/NAME.gguf, DIR/NAME.json); --ref DIR uses those instead of running
 # llama.cpp, so a machine without it (the test guest, where node would take
@@ -337,6 +338,14 @@ if [ -n "$types_only" ]; then
 	tap_done
 	exit
 fi
+# The K and V caches in F16 on both sides (llama.cpp's default; tprun
+# --cache-type f16): the F32 Llama export above on 1 and 2 ranks, its
+# logits after the 17-token prompt within F32's tolerance (1.1e-6 and
+# 1.3e-6 measured: llama.cpp and tprun round the same values to F16)
+if [[ " $types " == *" f32 "* ]]; then
+	check_model "f32 f16 cache prompt 0" "$tmp/f32.gguf" "${prompts[0]}" \
+		"$(tolerance f32)" "1 2" f16
+fi
 # A K-quant asked for rows of 128: every tensor falls back to the type
 # llama.cpp's quantizer would use (Q6_K -> Q8_0), and says so
 if [[ " $types " == *" q6_k "* ]]; then
@@ -471,6 +480,13 @@ for arch in $archs; do
 		# midpoint now and then, and moves the logits by some 1e-4: the
 		# generic kernels' F16 dot (not llama.cpp's order, as the x86
 		# ones) measures 3e-4 here, so they get 1e-3
+		# gpt-oss's K and V caches (window rings and sinks) in F16:
+		# 1.3e-4 and 1.5e-4 measured on 1 and 2 ranks
+		if [ "$arch-$type" = gpt-oss-f32 ]; then
+			check_model "$arch $type f16 cache prompt 0" "$model" \
+				"${prompts[0]}" "$([ -n "$no_logits" ] || echo 5e-4)" \
+				"1 2" f16
+		fi
 		if [ "$arch" = deepseek2 ] &&
 			[[ " $ds_f16_types " == *" $type "* ]]; then
 			# the kernels tprun picks here, asked once
