@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * What each rank holds: its weight bytes, its peak resident set (VmHWM),
- * its load time and its KV cache's bytes, and the bytes it sent each peer (before this
- * gather), gathered to every rank for the report. The values
+ * its load time and its KV cache's bytes, and the bytes it sent each peer
+ * (before this gather), gathered to every rank for the report. The values
  * travel as 16-bit pieces in floats, each non-zero on its owner only, so
  * the all-reduce's sum carries them exactly.
  */
