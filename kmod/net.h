@@ -16,6 +16,7 @@
 
 #include "msg.h"
 #include "psn.h"
+#include "ack_turn.h"
 #include "rtt.h"
 #include "wire.h"
 
@@ -110,6 +111,22 @@ struct tbr_net_resp {
 	 */
 	atomic_t ack_owed;
 	struct hrtimer ack_timer;	/* sends an owed ACK nobody carried */
+	/*
+	 * The turn open since a request asked for an ACK: its local_clock(),
+	 * or 0.  Opened by the responder, ended by our requester's next
+	 * request or by the next ask (ack_turn.h).  turn8 smooths the turns;
+	 * whoever ends one folds it in (two at once on two CPUs may lose a
+	 * sample, which only makes the estimate a turn older).
+	 */
+	atomic64_t turn_start;
+	u32 turn8;
+	/*
+	 * Waits that ran out in a row, and the asks still to answer at
+	 * once because of them (ack_turn.h); under lock, but a carried
+	 * ACK clears hold_misses without it.
+	 */
+	u32 hold_misses;
+	u32 hold_skip;
 	struct tbr_qp *qp;
 	spinlock_t lock;		/* everything below; frames of one QP in order */
 	bool started;			/* RTR was reached: epsn means something */

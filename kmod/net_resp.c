@@ -7,28 +7,35 @@
  * follows a gap; UD takes each datagram on its own.  The execution itself
  * is rx.c's, frame by frame.  Softirq context.
  *
- * The ACK a requester asks for at the end of a burst is held back for
- * ack_delay_us if set (a soft hrtimer): in a ping-pong our own requester sends
- * a request moments later, and that frame carries the ACK
- * (TBR_WF_ACK_PSN) instead of a frame of its own.  Under emulation every
- * frame costs 100-200 us of CPU.  NAKs, READ and atomic responses, the
- * answers to duplicates and the ACK every TBR_NET_ACK_EVERY requests are
- * never held back: they recover losses, and keep a one-way stream going.
+ * The ACK a requester asks for at the end of a burst is held back (a soft
+ * hrtimer) where our own requester has been answering quickly: in a
+ * ping-pong it sends a request moments later, and that frame carries the
+ * ACK (TBR_WF_ACK_PSN) instead of a frame of its own.  Under emulation
+ * every frame costs 100-200 us of CPU.  How long it waits follows the
+ * turns this QP has seen, up to ack_delay_us (ack_turn.h).  NAKs, READ and
+ * atomic responses, the answers to duplicates and the ACK every
+ * TBR_NET_ACK_EVERY requests are never held back: they recover losses,
+ * and keep a one-way stream going.
  */
+#include <linux/sched/clock.h>
 #include <linux/module.h>
 
 #include "net.h"
 
 /*
- * Off by default: in the two-guest benchmark 200 us brought RC's
- * ping-pong from 1.59x to 1.38x UC's, but on a loaded host the held-back
- * ACKs came late enough for retransmits on a loss-free cable (17 and 29
- * in two runs, 0 with 0).  Documentation/wire-protocol.md.
+ * The longest wait; 0 (the default) never holds an ACK back and watches
+ * no turns.  Where it is set, the wait follows the turns seen on the QP
+ * (ack_turn.h).  Measured on 2026-11-29 with 1000: between two emulated
+ * guests RC's ping-pong gained about 12 % and ib_write_lat nothing
+ * measurable, while in one guest tprun's all-reduce on a veth took 1.5-3
+ * times as long (about one held ACK in 30 ran out, and every hold is a
+ * timer started and stopped).  Not worth a default;
+ * Documentation/wire-protocol.md.
  */
 static unsigned int tbr_ack_delay_us;
 module_param_named(ack_delay_us, tbr_ack_delay_us, uint, 0644);
 MODULE_PARM_DESC(ack_delay_us,
-		 "How long an RC responder holds an asked-for ACK back for a request of its own to carry it, in us (0: never; at most 1000)");
+		 "The longest an RC responder holds an asked-for ACK back for a request of its own to carry it, in us (0, the default: never; at most 1000); the wait follows how fast this QP's replies have come");
 
 static u32 tbr_wire_to_wr_opcode(u8 op, bool last)
 {
@@ -65,6 +72,15 @@ void tbr_net_send_ack(struct tbr_qp *qp, u8 syndrome, u32 psn)
 			 qp->min_rnr_timer);
 }
 
+/* A turn of @ns ended: fold it into the QP's estimate (ack_turn.h). */
+static void tbr_net_turn_end(struct tbr_net_resp *rs, s64 ns)
+{
+	u32 us = ns > 0 ? (u32)min_t(u64, div_u64(ns, NSEC_PER_USEC),
+				     TBR_ACK_TURN_MAX_US) : 0;
+
+	WRITE_ONCE(rs->turn8, tbr_ack_turn_fold(READ_ONCE(rs->turn8), us));
+}
+
 /* The ACK owed, if any, for the caller to send: it is owed no more. */
 static bool tbr_net_ack_take(struct tbr_net_resp *rs, u32 *psn)
 {
@@ -86,11 +102,19 @@ static bool tbr_net_ack_take(struct tbr_net_resp *rs, u32 *psn)
 bool tbr_net_ack_carry(struct tbr_qp *qp, u32 *psn)
 {
 	struct tbr_net_resp *rs = &qp->net->resp;
+	s64 start;
 
+	/* A request of ours: the reply that ends the turn. */
+	if (atomic64_read(&rs->turn_start)) {
+		start = atomic64_xchg(&rs->turn_start, 0);
+		if (start)
+			tbr_net_turn_end(rs, local_clock() - start);
+	}
 	if (!tbr_net_ack_take(rs, psn))
 		return false;
 	/* Running or not, it finds nothing owed now. */
-	hrtimer_try_to_cancel(&rs->ack_timer);
+	if (hrtimer_try_to_cancel(&rs->ack_timer) == 1)
+		WRITE_ONCE(rs->hold_misses, 0);	/* a held ACK carried */
 	tbr_count(qp->tdev, TBR_CNT_ACKS_PIGGYBACKED, 1);
 	return true;
 }
@@ -105,6 +129,12 @@ static enum hrtimer_restart tbr_net_ack_timer_fired(struct hrtimer *timer)
 	if (tbr_net_ack_take(rs, &psn)) {
 		tbr_count(rs->qp->tdev, TBR_CNT_ACKS_DELAYED, 1);
 		tbr_net_send_ack(rs->qp, TBR_SYN_ACK, psn);
+		/* A miss: the next asks are not held (ack_turn.h). */
+		spin_lock(&rs->lock);
+		rs->hold_misses = min(READ_ONCE(rs->hold_misses) + 1,
+				      TBR_ACK_TURN_MISSES_MAX);
+		rs->hold_skip = tbr_ack_turn_skip(rs->hold_misses);
+		spin_unlock(&rs->lock);
 	}
 	return HRTIMER_NORESTART;
 }
@@ -112,6 +142,10 @@ static enum hrtimer_restart tbr_net_ack_timer_fired(struct hrtimer *timer)
 void tbr_net_ack_timer_init(struct tbr_net_resp *rs)
 {
 	atomic_set(&rs->ack_owed, 0);
+	atomic64_set(&rs->turn_start, 0);
+	rs->turn8 = 0;
+	rs->hold_misses = 0;
+	rs->hold_skip = 0;
 	hrtimer_setup(&rs->ack_timer, tbr_net_ack_timer_fired, CLOCK_MONOTONIC,
 		      HRTIMER_MODE_REL_SOFT);
 }
@@ -131,11 +165,15 @@ void tbr_net_ack_flush(struct tbr_qp *qp)
 		tbr_net_send_ack(qp, TBR_SYN_ACK, psn);
 }
 
-/* Reset: nothing is owed, and the timer is not running. */
+/* Reset: nothing is owed, the timer is not running, no turn is known. */
 void tbr_net_ack_cancel(struct tbr_net_resp *rs)
 {
 	atomic_set(&rs->ack_owed, 0);
 	hrtimer_cancel(&rs->ack_timer);
+	atomic64_set(&rs->turn_start, 0);
+	WRITE_ONCE(rs->turn8, 0);
+	WRITE_ONCE(rs->hold_misses, 0);
+	rs->hold_skip = 0;
 }
 
 /* An ACK for everything up to @psn now: nothing is owed after it. */
@@ -146,25 +184,50 @@ static void tbr_net_ack_now(struct tbr_qp *qp, u32 psn)
 }
 
 /*
+ * A request asked for an ACK: a turn starts, and ends when our requester
+ * sends its next request.  An ask that finds the last turn still open
+ * had no reply of ours between: it counts as the longest turn, so that a
+ * one-way stream, whose asks come quickly one after the other, is never
+ * taken for a fast ping-pong.  Returns how long to hold the ACK back.
+ * Under rs->lock.
+ */
+static u32 tbr_net_turn_start(struct tbr_net_resp *rs)
+{
+	u32 cap = min_t(unsigned int, READ_ONCE(tbr_ack_delay_us),
+			TBR_NET_ACK_DELAY_MAX_US);
+
+	if (!cap)
+		return 0;	/* nothing to learn the turns for */
+	if (atomic64_xchg(&rs->turn_start, local_clock() ? : 1))
+		tbr_net_turn_end(rs, (s64)TBR_ACK_TURN_MAX_US * NSEC_PER_USEC);
+	if (rs->hold_skip) {
+		rs->hold_skip--;
+		return 0;
+	}
+	return tbr_ack_turn_delay_us(READ_ONCE(rs->turn8), cap);
+}
+
+/*
  * @psn was executed in order.  The ACK is owed; it goes out at once
- * every TBR_NET_ACK_EVERY requests, after the delay when the requester
- * asked for it (@ack_req), and otherwise on whichever comes first: one
- * of those, or a request of ours carrying it.  A second ask while one is
- * held back is answered at once: that is a stream, whose requester asks
- * as its window fills (net_req_tx.c), not a ping-pong, where our reply
- * comes between two asks.  Under rs->lock.
+ * every TBR_NET_ACK_EVERY requests, after a wait when the requester
+ * asked for it (@ack_req; none if our replies have not been quick), and
+ * otherwise on whichever comes first: one of those, or a request of ours
+ * carrying it.  A second ask while one is held back is answered at once:
+ * that is a stream, whose requester asks as its window fills
+ * (net_req_tx.c), not a ping-pong, where our reply comes between two
+ * asks.  Under rs->lock.
  */
 static void tbr_net_ack_owe(struct tbr_qp *qp, u32 psn, bool ack_req)
 {
 	struct tbr_net_resp *rs = &qp->net->resp;
-	unsigned int us = min_t(unsigned int, READ_ONCE(tbr_ack_delay_us),
-				TBR_NET_ACK_DELAY_MAX_US);
+	bool held = hrtimer_is_queued(&rs->ack_timer);
+	u32 us = ack_req ? tbr_net_turn_start(rs) : 0;
 
 	/* Nothing owed: an ACK went out since, count from here. */
 	if (!atomic_read(&rs->ack_owed))
 		rs->unacked = 0;
 	if (++rs->unacked >= TBR_NET_ACK_EVERY ||
-	    (ack_req && (!us || hrtimer_is_queued(&rs->ack_timer)))) {
+	    (ack_req && (!us || held))) {
 		rs->unacked = 0;
 		hrtimer_try_to_cancel(&rs->ack_timer);
 		tbr_net_ack_now(qp, psn);
