@@ -131,8 +131,8 @@ static enum hrtimer_restart tbr_net_ack_timer_fired(struct hrtimer *timer)
 		tbr_net_send_ack(rs->qp, TBR_SYN_ACK, psn);
 		/* A miss: the next asks are not held (ack_turn.h). */
 		spin_lock(&rs->lock);
-		rs->hold_misses = min(READ_ONCE(rs->hold_misses) + 1,
-				      TBR_ACK_TURN_MISSES_MAX);
+		WRITE_ONCE(rs->hold_misses, min(READ_ONCE(rs->hold_misses) + 1,
+						TBR_ACK_TURN_MISSES_MAX));
 		rs->hold_skip = tbr_ack_turn_skip(rs->hold_misses);
 		spin_unlock(&rs->lock);
 	}
@@ -220,14 +220,13 @@ static u32 tbr_net_turn_start(struct tbr_net_resp *rs)
 static void tbr_net_ack_owe(struct tbr_qp *qp, u32 psn, bool ack_req)
 {
 	struct tbr_net_resp *rs = &qp->net->resp;
-	bool held = hrtimer_is_queued(&rs->ack_timer);
 	u32 us = ack_req ? tbr_net_turn_start(rs) : 0;
 
 	/* Nothing owed: an ACK went out since, count from here. */
 	if (!atomic_read(&rs->ack_owed))
 		rs->unacked = 0;
 	if (++rs->unacked >= TBR_NET_ACK_EVERY ||
-	    (ack_req && (!us || held))) {
+	    (ack_req && (!us || hrtimer_is_queued(&rs->ack_timer)))) {
 		rs->unacked = 0;
 		hrtimer_try_to_cancel(&rs->ack_timer);
 		tbr_net_ack_now(qp, psn);
