@@ -89,16 +89,19 @@ tbr_rmmod() {
 # Builtins only: the helpers below poll, and each exec costs tens of
 # milliseconds in the TCG guest.
 pid_exited() {
-	# Set, not just declared: a process that exits between the open and
-	# the read of its status file fails the read (ESRCH), which assigns
-	# nothing, and an unset variable under set -u ends the whole test --
-	# silently inside wait_for's eval (240 and 263 on 6.12, 2026-11-28).
-	local key="" state=""
+	# The whole file in one read, to its end.  bash's read buffers a
+	# seekable file and seeks back to just after the line it returns; on
+	# the status file of a process that exits meanwhile that seek fails,
+	# and bash keeps the unread rest and hands it to the next read of fd 0
+	# from any other file (ms() in cluster/40-tprun.sh read "Tgid:" from
+	# /proc/uptime, CI 2026-11-29).  Read to the end, nothing is left.  A
+	# read that fails midway (ESRCH: the process is gone) leaves no State.
+	# Set, not just declared: set -u.
+	local status=""
 	kill -0 "$1" 2>/dev/null || return 0
-	while read -r key state _; do
-		[[ $key == State: ]] && break
-	done 2>/dev/null <"/proc/$1/status" || return 0
-	[[ $key != State: || -z $state || $state == Z ]]
+	read -r -d '' status 2>/dev/null <"/proc/$1/status" || true
+	[[ $status =~ State:[[:space:]]+([A-Z]) ]] || return 0
+	[[ ${BASH_REMATCH[1]} == Z ]]
 }
 
 # tbr_sleep SECS — sleep(1) without its exec (about 0.1 s of overhead per
