@@ -170,11 +170,16 @@ cluster_tbrdma() {
 	export RDMAV_DRIVERS=$TBRDMA_ROOT/provider/libtbrdma
 	for k in "${!CABLE_LIST[@]}"; do
 		cable_mine "$k" || continue
-		rdma link add "tbr$k" type tbrdma netdev "cab$k" || fail "rdma link add tbr$k"
-		wait_for "net_gid tbr$k $(cable_ip "$k" "$NODE")" 10 || fail "tbr$k: no IPv4 GID"
-		wait_for "[[ \$(</sys/class/infiniband/tbr$k/ports/1/state) == *ACTIVE ]]" 10 ||
-			fail "tbr$k: port not ACTIVE"
+		cluster_tbrdma_link "$k"
 	done
+}
+# cluster_tbrdma_link K — tbr<K> on this node's end of cable K, its port
+# ACTIVE with its IPv4 GID
+cluster_tbrdma_link() {
+	rdma link add "tbr$1" type tbrdma netdev "cab$1" || fail "rdma link add tbr$1"
+	wait_for "net_gid tbr$1 $(cable_ip "$1" "$NODE")" 10 || fail "tbr$1: no IPv4 GID"
+	wait_for "[[ \$(</sys/class/infiniband/tbr$1/ports/1/state) == *ACTIVE ]]" 10 ||
+		fail "tbr$1: port not ACTIVE"
 }
 cluster_tbrdma_down() {
 	local k rc=0

@@ -145,10 +145,7 @@ tbr0_again() {
 	((NODE <= 1)) || return 0
 	echo "$1" >/sys/module/tbrdma/parameters/checksum
 	rdma link delete tbr0 || fail "rdma link delete tbr0"
-	rdma link add tbr0 type tbrdma netdev cab0 || fail "rdma link add tbr0"
-	wait_for "net_gid tbr0 $me" 10 || fail "tbr0: no IPv4 GID"
-	wait_for "[[ \$(</sys/class/infiniband/tbr0/ports/1/state) == *ACTIVE ]]" 10 ||
-		fail "tbr0: port not ACTIVE"
+	cluster_tbrdma_link 0
 	GT=$(net_gid tbr0 "$me")
 }
 # ib_write_bw as tbrdma runs on thunderbolt-net, whose link has its own
